@@ -1,0 +1,3 @@
+"""toolscore-agent: see README.md."""
+
+__version__ = "0.1.0"

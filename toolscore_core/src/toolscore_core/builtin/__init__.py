@@ -1,0 +1,1 @@
+"""Toolscore's own plugins, registered through the same hooks as third-party ones."""

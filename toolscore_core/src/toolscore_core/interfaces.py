@@ -1,0 +1,183 @@
+"""Base classes for the items plugins register, one per kind.
+
+Each class documents the contract the kernel relies on. Subclassing is optional (duck
+typing works) but gives defaults and type hints. Every item has a ``name`` unique within
+its kind: it is how users select it (``--format``, ``--weight``, ``--report``, rule ids)
+and how the registries detect conflicts.
+
+A minimal adapter plugin, complete::
+
+    # my_plugin.py, named by an entry point in the "toolscore.adapters" group
+    from toolscore_core import Trace, ToolCall, TraceAdapter, hookimpl
+
+    class MyAdapter(TraceAdapter):
+        name = "my-format"
+        description = "Traces written by my framework"
+
+        def detect(self, data):
+            return 0.9 if isinstance(data, dict) and data.get("kind") == "my-run" else 0.0
+
+        def load(self, data):
+            return Trace(calls=[ToolCall(tool=s["tool"], args=s["args"]) for s in data["steps"]])
+
+    @hookimpl
+    def toolscore_register_adapters():
+        return [MyAdapter]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+import attrs
+
+from toolscore_core.model import Finding, ServerDefinition, Severity, ToolCall, Trace
+
+
+class TraceAdapter:
+    """Reads one trace format.
+
+    ``detect`` must be cheap and must never raise: return 0.0 for data that is not yours.
+    ``load`` raises :class:`toolscore_core.InputError` for data that looks like yours but
+    is broken (with the place inside it).
+
+    File-level hooks are optional: an adapter that can recognise and stream a file without
+    parsing it whole (JSON Lines, a 1 GB OTLP export) overrides ``detect_path`` and
+    ``load_path``. The default reads the file as JSON (or JSON Lines) and calls
+    ``detect``/``load`` on the parsed data.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    experimental: ClassVar[bool] = False
+
+    def detect(self, data: Any) -> float:
+        """Confidence in [0, 1] that ``data`` (a parsed file or a live object) is this format."""
+        raise NotImplementedError
+
+    def load(self, data: Any) -> Trace:
+        """Turn ``data`` into a :class:`Trace`."""
+        raise NotImplementedError
+
+    def detect_path(self, path: Path, head: bytes) -> float:
+        """Confidence that the file at ``path`` is this format, from its first bytes.
+
+        Return 0.0 (the default) to be judged on the parsed data instead.
+        """
+        return 0.0
+
+    def load_path(self, path: Path) -> Trace:
+        """Read the file at ``path``; called only when ``detect_path`` won."""
+        raise NotImplementedError
+
+
+@attrs.frozen
+class MetricResult:
+    """What a metric computed: a value in [0, 1] (``None`` when it does not apply),
+    findings for people, and details for machines (kept in ``Evaluation.metrics``)."""
+
+    value: float | None
+    findings: tuple[Finding, ...] = attrs.field(factory=tuple, converter=tuple)
+    details: dict[str, Any] = attrs.field(factory=dict)
+
+
+class Metric:
+    """One measure of a trace against the expected calls.
+
+    ``default_weight`` is its share of the composite score before renormalisation; 0 makes
+    it opt-in (computed and reported, counted only when the user weights it).
+    ``compute`` receives the evaluation context (expected calls, actual trace, the pairing
+    of expected to actual calls, forbidden rules, options) built once per evaluation.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    default_weight: ClassVar[float] = 0.0
+
+    def compute(self, context: Any) -> MetricResult:
+        raise NotImplementedError
+
+
+class LintRule:
+    """One check of an MCP server's definitions.
+
+    ``name`` is the rule's stable id (``schema-missing-type``); ``severity`` its default,
+    which users may change. ``check`` yields findings whose ``code`` is the rule id.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    severity: ClassVar[Severity] = "warning"
+
+    def check(self, server: ServerDefinition) -> Iterable[Finding]:
+        raise NotImplementedError
+
+
+@attrs.frozen
+class GuardDecision:
+    """A guard's answer about one tool call: allowed, or denied with a reason."""
+
+    allowed: bool
+    reason: str | None = None
+
+
+class Guard:
+    """Consulted by the agent harness before a tool call runs; may deny it."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    def check(self, call: ToolCall, context: Any) -> GuardDecision:
+        raise NotImplementedError
+
+
+class Provider:
+    """A model behind an API: turns a chat request with tools into a response.
+
+    Import the SDK inside ``complete``; never at module top.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    def complete(self, request: Any) -> Any:
+        raise NotImplementedError
+
+
+class Exporter:
+    """Renders one ``subject`` (``evaluation``, ``scorecard``, ``lint`` ...) in one
+    ``format`` (``console``, ``md``, ``html``, ``json``, ``junit``, ``sarif`` ...).
+
+    Its ``name`` must be ``f"{subject}-{format}"``; :func:`exporter_name` builds it.
+    ``export`` writes to a text stream; console exporters may style for a terminal when
+    ``stream.isatty()``.
+    """
+
+    name: ClassVar[str]
+    subject: ClassVar[str]
+    format: ClassVar[str]
+    description: ClassVar[str] = ""
+    extension: ClassVar[str] = ".txt"
+
+    def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
+        raise NotImplementedError
+
+
+def exporter_name(subject: str, fmt: str) -> str:
+    """The registry name of the exporter for ``subject`` in format ``fmt``."""
+    return f"{subject}-{fmt}"
+
+
+__all__ = [
+    "Exporter",
+    "Guard",
+    "GuardDecision",
+    "LintRule",
+    "Metric",
+    "MetricResult",
+    "Provider",
+    "TraceAdapter",
+    "exporter_name",
+]

@@ -1,0 +1,248 @@
+"""The objects every command passes around: calls, traces, expectations, findings, results.
+
+attrs classes (frozen, slotted) converted to and from JSON by one cattrs converter
+(:data:`converter`). Unknown is ``None``, never a made-up value: a call that never got an
+answer has ``is_error=None``, not ``False``; an argument an exporter did not record has
+``args=None``, not ``{}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+import attrs
+import cattrs
+
+SCHEMA_VERSION = "1"
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+
+
+def _freeze_dict(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    return dict(value) if value is not None else {}
+
+
+@attrs.frozen(slots=True)
+class ToolCall:
+    """One tool call an agent made, with whatever the source recorded about its outcome.
+
+    ``args=None`` means the arguments were not recorded (e.g. an OpenTelemetry span with
+    opt-in content off); ``{}`` means the call had no arguments. ``is_error=None`` means
+    the outcome is unknown (no result was recorded); a missing answer is never a success.
+    Mapping access (``call["tool"]``) is supported for the seed's dict-style examples.
+    """
+
+    tool: str
+    args: dict[str, Any] | None = attrs.field(factory=dict)
+    id: str | None = None
+    result: Any = None
+    structured_result: Any = None
+    is_error: bool | None = None
+    error: str | None = None
+    duration: float | None = None  # seconds
+    denied: bool = False
+    denied_reason: str | None = None
+    provider: str | None = None
+    index: int | None = None  # position in the source, when it differs from the call order
+    metadata: dict[str, Any] = attrs.field(factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        if key in _CALL_KEYS:
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in _CALL_KEYS else default
+
+    def keys(self) -> tuple[str, ...]:
+        return _CALL_KEYS
+
+    @property
+    def succeeded(self) -> bool:
+        """True only when the call is known to have succeeded."""
+        return self.is_error is False and not self.denied
+
+
+_CALL_KEYS: tuple[str, ...] = tuple(a.name for a in attrs.fields(ToolCall))
+
+
+@attrs.frozen(slots=True)
+class Trace:
+    """What an agent did in one run: its tool calls in order, and its final answer."""
+
+    calls: tuple[ToolCall, ...] = attrs.field(factory=tuple, converter=tuple)
+    final_answer: str | None = None
+    source_format: str | None = None
+    metadata: dict[str, Any] = attrs.field(factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def __iter__(self) -> Iterator[ToolCall]:
+        return iter(self.calls)
+
+    def __getitem__(self, index: int) -> ToolCall:
+        return self.calls[index]
+
+
+@attrs.frozen(slots=True)
+class ExpectedCall:
+    """A call the task needs. ``args=None``: any arguments; ``{}``: exactly no arguments.
+
+    Argument values may be plain values or matchers (see :mod:`toolscore_core.matchers`).
+    """
+
+    tool: str
+    args: dict[str, Any] | None = None
+    description: str | None = None
+
+
+@attrs.frozen(slots=True)
+class ForbiddenRule:
+    """A call the agent must never make: a tool name (``None`` = any tool) and arguments
+    that may use matchers. Every listed argument must match for the rule to fire."""
+
+    tool: str | None
+    args: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Contract:
+    """Everything a gold file can say about a task."""
+
+    expected: tuple[ExpectedCall, ...] = attrs.field(factory=tuple, converter=tuple)
+    forbidden: tuple[ForbiddenRule, ...] = attrs.field(factory=tuple, converter=tuple)
+    weights: dict[str, float] = attrs.field(factory=dict)
+    min_score: float | None = None
+    mode: str | None = None
+    source: str | None = None  # the file it was read from, for error messages
+
+
+@attrs.frozen(slots=True)
+class Finding:
+    """One thing worth telling a person, with its evidence (credentials already redacted)."""
+
+    severity: Severity
+    code: str
+    message: str
+    call_index: int | None = None
+    tool: str | None = None
+    evidence: str | None = None
+    fix: str | None = None
+    details: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class ToolDefinition:
+    """A tool as a server (or an agent's tool list) defines it."""
+
+    name: str
+    description: str | None = None
+    input_schema: dict[str, Any] = attrs.field(factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] = attrs.field(factory=dict)
+    title: str | None = None
+    meta: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(slots=True)
+class ServerDefinition:
+    """What lint rules look at: a server's identity, instructions and tool definitions."""
+
+    name: str | None = None
+    version: str | None = None
+    instructions: str | None = None
+    protocol_version: str | None = None
+    tools: tuple[ToolDefinition, ...] = attrs.field(factory=tuple, converter=tuple)
+
+    def tool_names(self) -> list[str]:
+        return [tool.name for tool in self.tools]
+
+
+@attrs.frozen(slots=True)
+class CallPair:
+    """One expected call and the actual call paired with it (either side may be missing)."""
+
+    expected_index: int | None
+    actual_index: int | None
+    score: float
+    tool_match: bool
+    argument_scores: dict[str, float] = attrs.field(factory=dict)
+    reason: str = ""
+
+
+@attrs.frozen(slots=True)
+class Evaluation:
+    """The result of scoring one trace against what the task needed.
+
+    The ``score`` is the weighted composite of the metrics named in ``weights``; ``grade``
+    and ``verdict`` are computed from the score as displayed (one decimal of a percent), so
+    a score shown as 90.0% is always an A and a PASS.
+    """
+
+    score: float
+    grade: str
+    verdict: str
+    selection_accuracy: float
+    argument_f1: float
+    sequence_accuracy: float
+    redundancy: float
+    identical_rate: float
+    required_call_recall: float
+    weights: dict[str, float] = attrs.field(factory=dict)
+    metrics: dict[str, Any] = attrs.field(factory=dict)
+    findings: tuple[Finding, ...] = attrs.field(factory=tuple, converter=tuple)
+    policy_violations: list[dict[str, Any]] = attrs.field(factory=list)
+    pairs: tuple[CallPair, ...] = attrs.field(factory=tuple, converter=tuple)
+    expected: tuple[ExpectedCall, ...] = attrs.field(factory=tuple, converter=tuple)
+    actual: Trace = attrs.field(factory=Trace)
+    mode: str = "default"
+    min_score: float | None = None
+
+
+def make_converter() -> cattrs.Converter:
+    """The one converter for every model class (JSON-safe primitives both ways)."""
+    conv = cattrs.Converter(omit_if_default=False)
+    return conv
+
+
+converter = make_converter()
+
+
+def to_json_data(obj: Any) -> Any:
+    """Unstructure a model object into JSON-safe primitives."""
+    return converter.unstructure(obj)
+
+
+def from_json_data(data: Any, cls: type[Any]) -> Any:
+    """Structure JSON primitives into ``cls``; raise :class:`InputError` on a bad shape."""
+    from toolscore_core.errors import InputError
+
+    try:
+        return converter.structure(data, cls)
+    except (cattrs.BaseValidationError, TypeError, ValueError, KeyError) as exc:
+        detail = "; ".join(cattrs.transform_error(exc)) if isinstance(exc, cattrs.BaseValidationError) else str(exc)
+        raise InputError(f"not a valid {cls.__name__}: {detail}") from exc
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SEVERITIES",
+    "CallPair",
+    "Contract",
+    "Evaluation",
+    "ExpectedCall",
+    "Finding",
+    "ForbiddenRule",
+    "ServerDefinition",
+    "Severity",
+    "ToolCall",
+    "ToolDefinition",
+    "Trace",
+    "converter",
+    "from_json_data",
+    "to_json_data",
+]

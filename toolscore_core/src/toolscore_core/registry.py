@@ -1,0 +1,169 @@
+"""Registries: the items of one kind, keyed by name, each with the plugin that provided it.
+
+:func:`collect` calls one kind's registration hook on each plugin separately, so a plugin
+that raises loses only its own items, and every item is attributed to its plugin. A name
+claimed by two plugins is *ambiguous*: asking for it raises an error naming both
+distributions (never a silent winner chosen by install order), while other names keep
+working.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from typing import Any
+
+from toolscore_core.errors import PluginConflictError, UnknownNameError
+from toolscore_core.plugins import GROUPS, PluginManager
+
+_SINGULAR = {
+    "adapters": "adapter",
+    "metrics": "metric",
+    "lint_rules": "lint rule",
+    "guards": "guard",
+    "providers": "provider",
+    "exporters": "exporter",
+    "commands": "command",
+}
+
+
+class Entry:
+    """A registered item and where it came from."""
+
+    __slots__ = ("distribution", "item", "name", "plugin")
+
+    def __init__(self, name: str, item: Any, plugin: str, distribution: str) -> None:
+        self.name = name
+        self.item = item
+        self.plugin = plugin
+        self.distribution = distribution
+
+
+class Registry:
+    """Items of one kind, by name. Listings are sorted by name, never by install order."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._entries: dict[str, Entry] = {}
+        self._conflicts: dict[str, list[Entry]] = {}
+
+    @property
+    def label(self) -> str:
+        return _SINGULAR.get(self.kind, self.kind)
+
+    def add(self, item: Any, *, plugin: str, distribution: str, strict: bool = False) -> None:
+        name = item_name(item)
+        entry = Entry(name=name, item=item, plugin=plugin, distribution=distribution)
+        if name in self._conflicts:
+            self._conflicts[name].append(entry)
+        elif name in self._entries:
+            first = self._entries.pop(name)
+            if first.item is item:  # the same object offered twice is not a conflict
+                self._entries[name] = first
+                return
+            self._conflicts[name] = [first, entry]
+        else:
+            self._entries[name] = entry
+        if strict and name in self._conflicts:
+            raise PluginConflictError(self._conflict_message(name))
+
+    def _conflict_message(self, name: str) -> str:
+        who = " and ".join(f"{e.distribution} ({e.plugin})" for e in self._conflicts[name])
+        dists = sorted({e.distribution for e in self._conflicts[name]})
+        return (
+            f"{self.label} {name!r} is provided by {who}; uninstall one or disable it with "
+            f"TOOLSCORE_DISABLE_PLUGINS={dists[-1]}"
+        )
+
+    def get(self, name: str) -> Any:
+        """The item called ``name``; an unknown name gets did-you-mean suggestions."""
+        if name in self._conflicts:
+            raise PluginConflictError(self._conflict_message(name))
+        try:
+            return self._entries[name].item
+        except KeyError:
+            raise UnknownNameError(
+                f"unknown {self.label} {name!r}",
+                expected=_choices(name, self.names()),
+            ) from None
+
+    def get_or_none(self, name: str) -> Any | None:
+        if name in self._conflicts:
+            raise PluginConflictError(self._conflict_message(name))
+        entry = self._entries.get(name)
+        return entry.item if entry else None
+
+    def entry(self, name: str) -> Entry:
+        self.get(name)
+        return self._entries[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries or name in self._conflicts
+
+    def names(self) -> list[str]:
+        return sorted({*self._entries, *self._conflicts})
+
+    def entries(self) -> list[Entry]:
+        return [self._entries[n] for n in sorted(self._entries)]
+
+    def conflicts(self) -> dict[str, list[Entry]]:
+        return dict(self._conflicts)
+
+    def conflict_messages(self) -> list[str]:
+        return [self._conflict_message(n) for n in sorted(self._conflicts)]
+
+    def __iter__(self) -> Iterator[Any]:
+        return (e.item for e in self.entries())
+
+    def instances(self) -> list[Any]:
+        """Every item, classes instantiated (for kinds whose items are used as objects)."""
+        return [instantiate(e.item) for e in self.entries()]
+
+
+def item_name(item: Any) -> str:
+    name = getattr(item, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{item!r} has no 'name' string attribute")
+    return name
+
+
+def instantiate(item: Any) -> Any:
+    """Classes are instantiated with no arguments; instances are used as they are."""
+    return item() if isinstance(item, type) else item
+
+
+def _choices(name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    listed = ", ".join(names) if names else "none installed"
+    if close:
+        return f"one of: {listed} (did you mean {' or '.join(repr(c) for c in close)}?)"
+    return f"one of: {listed}"
+
+
+def collect(pm: PluginManager, kind: str) -> Registry:
+    """Build the registry of ``kind`` from the plugins loaded for it."""
+    if kind not in GROUPS:
+        raise ValueError(f"unknown plugin kind {kind!r}")
+    pm.ensure_group(kind)
+    registry = Registry(kind)
+    caller = getattr(pm.hook, f"toolscore_register_{kind}")
+    impls = sorted(caller.get_hookimpls(), key=lambda impl: impl.plugin_name)
+    for impl in impls:
+        if impl.plugin_name not in pm.members[kind]:
+            continue  # registered for another kind only: a kind's registry never depends on load order
+        prov = pm.provenance.get(impl.plugin_name)
+        distribution = prov.distribution if prov else impl.plugin_name
+        try:
+            result = impl.function()
+            items = list(result) if isinstance(result, (list, tuple)) else [result]
+            for item in items:
+                if item is None:
+                    continue
+                item_name(item)
+        except Exception as exc:
+            pm.record_failure(impl.plugin_name, kind, exc)
+            continue
+        for item in items:
+            if item is not None:
+                registry.add(item, plugin=impl.plugin_name, distribution=distribution, strict=pm.strict)
+    return registry

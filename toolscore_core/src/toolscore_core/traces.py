@@ -1,0 +1,138 @@
+"""Turning anything a user hands us (a file, a live SDK object, a list of dicts) into a Trace.
+
+Adapters are plugins (``toolscore.adapters``). Without ``format``, each adapter scores how
+sure it is that the data is its format and the highest score wins; a tie at the top is an
+error naming both, and no match is an error naming every adapter that was tried.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.model import Trace
+from toolscore_core.plugins import PluginManager, get_plugin_manager
+from toolscore_core.registry import Registry, collect, instantiate
+
+HEAD_BYTES = 64 * 1024
+AUTO = "auto"
+
+
+def adapter_registry(pm: PluginManager | None = None) -> Registry:
+    return collect(pm or get_plugin_manager(), "adapters")
+
+
+def _adapters(pm: PluginManager | None) -> list[Any]:
+    return adapter_registry(pm).instances()
+
+
+def _safe_score(fn: Any, *args: Any) -> float:
+    try:
+        score = float(fn(*args))
+    except Exception:  # detect() must never break detection for the others
+        return 0.0
+    return score if score > 0 else 0.0
+
+
+def _pick(scores: list[tuple[float, Any]], what: str, tried: list[str], file: str | None) -> Any | None:
+    scores = [s for s in scores if s[0] > 0]
+    if not scores:
+        return None
+    scores.sort(key=lambda s: -s[0])
+    best = scores[0][0]
+    top = [a for s, a in scores if s == best]
+    if len(top) > 1:
+        names = " and ".join(sorted(a.name for a in top))
+        raise InputError(
+            f"{what} matches {names} equally well (confidence {best:.2f})",
+            file=file,
+            hint=f"Name the format with --format (one of: {', '.join(tried)})",
+        )
+    return scores[0][1]
+
+
+def detect_adapter(data: Any, *, pm: PluginManager | None = None, file: str | None = None) -> Any:
+    """The adapter that claims ``data`` most confidently (an InputError if none or a tie)."""
+    adapters = _adapters(pm)
+    tried = sorted(a.name for a in adapters)
+    chosen = _pick([(_safe_score(a.detect, data), a) for a in adapters], "the input", tried, file)
+    if chosen is None:
+        raise InputError(
+            f"no trace format recognised this input ({_describe(data)})",
+            file=file,
+            expected=f"a format one of the installed adapters reads: {', '.join(tried)}",
+            hint="Check the file with `toolscore validate`, or name the format with --format",
+        )
+    return chosen
+
+
+def load_trace(
+    source: Any,
+    *,
+    format: str | None = None,  # noqa: A002 - the user-facing name
+    pm: PluginManager | None = None,
+) -> Trace:
+    """Read ``source`` (a Trace, a path, or a live object / parsed data) into a Trace."""
+    if isinstance(source, Trace):
+        return source
+    if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
+        return load_trace_file(Path(source), format=format, pm=pm)
+    if format and format != AUTO:
+        adapter = instantiate(adapter_registry(pm).get(format))
+        return _mark(adapter.load(source), adapter.name)
+    adapter = detect_adapter(source, pm=pm)
+    return _mark(adapter.load(source), adapter.name)
+
+
+def load_trace_file(path: Path, *, format: str | None = None, pm: PluginManager | None = None) -> Trace:  # noqa: A002
+    """Read a trace file of any installed format; errors name the file."""
+    from toolscore_core.files import load_data_file
+
+    try:
+        if not path.is_file():
+            raise InputError("file not found" if not path.exists() else "is not a file", file=path)
+        if path.stat().st_size == 0:
+            raise InputError("is empty (0 bytes)", file=path, expected="a trace file with at least one tool call")
+        registry = adapter_registry(pm)
+        with path.open("rb") as fh:
+            head = fh.read(HEAD_BYTES)
+        if format and format != AUTO:
+            adapter = instantiate(registry.get(format))
+            if _safe_score(adapter.detect_path, path, head) > 0:
+                return _mark(adapter.load_path(path), adapter.name)
+            data = load_data_file(path, allow_json_lines=True)
+            return _mark(adapter.load(data), adapter.name)
+        adapters = registry.instances()
+        tried = sorted(a.name for a in adapters)
+        by_path = _pick([(_safe_score(a.detect_path, path, head), a) for a in adapters], "the file", tried, str(path))
+        if by_path is not None:
+            return _mark(by_path.load_path(path), by_path.name)
+        data = load_data_file(path, allow_json_lines=True)
+        adapter = detect_adapter(data, pm=pm, file=str(path))
+        return _mark(adapter.load(data), adapter.name)
+    except InputError as exc:
+        raise exc.with_file(path) from None
+
+
+def _looks_like_path(text: str) -> bool:
+    return "\n" not in text and len(text) < 4096 and Path(text).suffix.lower() in {
+        ".json", ".jsonl", ".ndjson", ".yaml", ".yml", ".txt",
+    }
+
+
+def _mark(trace: Trace, fmt: str) -> Trace:
+    if trace.source_format:
+        return trace
+    import attrs
+
+    return attrs.evolve(trace, source_format=fmt)
+
+
+def _describe(data: Any) -> str:
+    if isinstance(data, dict):
+        keys = ", ".join(list(map(str, data))[:6])
+        return f"an object with keys {keys}" if keys else "an empty object"
+    if isinstance(data, list):
+        return f"a list of {len(data)} item(s)" if data else "an empty list"
+    return f"a {type(data).__module__}.{type(data).__qualname__} object"

@@ -1,0 +1,3 @@
+"""toolscore-mcp: see README.md."""
+
+__version__ = "0.1.0"
