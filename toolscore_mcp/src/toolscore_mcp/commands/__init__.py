@@ -1,0 +1,1 @@
+"""One module per ``toolscore mcp`` subcommand (imported only when it runs)."""

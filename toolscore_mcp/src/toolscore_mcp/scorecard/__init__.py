@@ -1,0 +1,1 @@
+"""The MCP scorecard: generated scenarios, grading and reports (``toolscore mcp test``)."""
