@@ -40,7 +40,7 @@ def test_toolcall_mapping_access_matches_attributes():
     call = ToolCall(tool="t", args={"a": 1}, is_error=True, error="boom")
     assert call["tool"] == "t" and call["args"] == {"a": 1}
     assert call["is_error"] is True and call["error"] == "boom"
-    assert "tool" in call.keys()
+    assert "tool" in call
 
 
 def test_trace_and_contract_roundtrip():

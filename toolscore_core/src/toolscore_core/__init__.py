@@ -12,7 +12,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from toolscore_core.plugins import hookimpl  # noqa: E402  (cheap: pluggy only)
+from toolscore_core.plugins import hookimpl
 
 _LAZY: dict[str, str] = {
     # errors

@@ -4,7 +4,8 @@
 that raises loses only its own items, and every item is attributed to its plugin. A name
 claimed by two plugins is *ambiguous*: asking for it raises an error naming both
 distributions (never a silent winner chosen by install order), while other names keep
-working.
+working. The one exception is a name the kernel itself provides: core names are protected,
+so the core item is used and the plugin's item is refused (and listed in ``refused``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolscore_core.errors import PluginConflictError, UnknownNameError
-from toolscore_core.plugins import GROUPS, PluginManager
+from toolscore_core.plugins import CORE_DISTRIBUTION, GROUPS, PluginManager
 
 _SINGULAR = {
     "adapters": "adapter",
@@ -46,6 +47,7 @@ class Registry:
         self.kind = kind
         self._entries: dict[str, Entry] = {}
         self._conflicts: dict[str, list[Entry]] = {}
+        self.refused: list[Entry] = []  # plugin items that tried to take a core name
 
     @property
     def label(self) -> str:
@@ -54,14 +56,20 @@ class Registry:
     def add(self, item: Any, *, plugin: str, distribution: str, strict: bool = False) -> None:
         name = item_name(item)
         entry = Entry(name=name, item=item, plugin=plugin, distribution=distribution)
+        current = self._entries.get(name)
+        if current is not None and current.item is item:
+            return  # the same object offered twice is not a conflict
+        if current is not None and CORE_DISTRIBUTION in (current.distribution, distribution):
+            if current.distribution == CORE_DISTRIBUTION:
+                self.refused.append(entry)
+            else:
+                self.refused.append(current)
+                self._entries[name] = entry
+            return
         if name in self._conflicts:
             self._conflicts[name].append(entry)
         elif name in self._entries:
-            first = self._entries.pop(name)
-            if first.item is item:  # the same object offered twice is not a conflict
-                self._entries[name] = first
-                return
-            self._conflicts[name] = [first, entry]
+            self._conflicts[name] = [self._entries.pop(name), entry]
         else:
             self._entries[name] = entry
         if strict and name in self._conflicts:
@@ -69,10 +77,10 @@ class Registry:
 
     def _conflict_message(self, name: str) -> str:
         who = " and ".join(f"{e.distribution} ({e.plugin})" for e in self._conflicts[name])
-        dists = sorted({e.distribution for e in self._conflicts[name]})
+        dists = " or ".join(sorted({e.distribution for e in self._conflicts[name]}))
         return (
-            f"{self.label} {name!r} is provided by {who}; uninstall one or disable it with "
-            f"TOOLSCORE_DISABLE_PLUGINS={dists[-1]}"
+            f"{self.label} {name!r} is provided by {who}; uninstall one, or disable one with "
+            f"TOOLSCORE_DISABLE_PLUGINS=<{dists}>"
         )
 
     def get(self, name: str) -> Any:

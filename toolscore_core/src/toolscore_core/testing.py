@@ -61,7 +61,7 @@ def invoke(plugin_manager: PluginManager) -> Callable[..., Any]:
 
     from toolscore_core.cli import App, cli
 
-    def _invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Any:  # noqa: A002
+    def _invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Any:
         runner = CliRunner()
         return runner.invoke(cli, list(args), obj=App(pm=plugin_manager), input=input, env=env,
                              catch_exceptions=False)

@@ -70,7 +70,7 @@ def detect_adapter(data: Any, *, pm: PluginManager | None = None, file: str | No
 def load_trace(
     source: Any,
     *,
-    format: str | None = None,  # noqa: A002 - the user-facing name
+    format: str | None = None,
     pm: PluginManager | None = None,
 ) -> Trace:
     """Read ``source`` (a Trace, a path, or a live object / parsed data) into a Trace."""
@@ -85,7 +85,7 @@ def load_trace(
     return _mark(adapter.load(source), adapter.name)
 
 
-def load_trace_file(path: Path, *, format: str | None = None, pm: PluginManager | None = None) -> Trace:  # noqa: A002
+def load_trace_file(path: Path, *, format: str | None = None, pm: PluginManager | None = None) -> Trace:
     """Read a trace file of any installed format; errors name the file."""
     from toolscore_core.files import load_data_file
 

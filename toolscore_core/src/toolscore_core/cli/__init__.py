@@ -17,7 +17,6 @@ from toolscore_core import __version__
 from toolscore_core.cli._app import App
 from toolscore_core.cli.lazy import LazyCommand, lazy_command
 
-CORE_DISTRIBUTION = "toolscore-core"
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -35,17 +34,12 @@ class ToolscoreGroup(click.Group):
             return cached
         registry = app.registry("commands")
         table = {entry.name: entry.item for entry in registry.entries()}
-        for name, entries in registry.conflicts().items():
-            core = [e for e in entries if e.distribution == CORE_DISTRIBUTION]
-            if core:
-                table[name] = core[0].item
-                for other in entries:
-                    if other.distribution != CORE_DISTRIBUTION:
-                        click.echo(
-                            f"toolscore: warning: plugin {other.distribution} ({other.plugin}) "
-                            f"registers command {name!r}, which is a core command; ignored",
-                            err=True,
-                        )
+        for refused in registry.refused:
+            click.echo(
+                f"toolscore: warning: plugin {refused.distribution} ({refused.plugin}) registers "
+                f"command {refused.name!r}, which is a core command; ignored",
+                err=True,
+            )
         app.command_table = table
         return table
 
