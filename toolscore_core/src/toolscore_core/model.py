@@ -59,6 +59,9 @@ class ToolCall:
     def keys(self) -> tuple[str, ...]:
         return _CALL_KEYS
 
+    def __contains__(self, key: object) -> bool:
+        return key in _CALL_KEYS
+
     @property
     def succeeded(self) -> bool:
         """True only when the call is known to have succeeded."""
