@@ -126,14 +126,18 @@ def run_openai_agents(*, default_errors: bool = False) -> Any:
     from agents.items import ModelResponse
     from agents.models.interface import Model
     from agents.usage import Usage
-    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
 
     set_tracing_disabled(True)
 
     class ScriptedRefundModel(Model):
         """Plays PLAN, picking the step from the number of tool outputs already sent."""
 
-        async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> ModelResponse:  # noqa: A002
+        async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> ModelResponse:
             items = input if isinstance(input, list) else []
             done = sum(1 for i in items if isinstance(i, dict) and i.get("type") == "function_call_output")
             if done < len(PLAN):
