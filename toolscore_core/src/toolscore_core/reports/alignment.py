@@ -1,0 +1,145 @@
+"""The expected-vs-actual table every report shows, computed once from an Evaluation.
+
+The evaluation's pairing says which actual call answers which expected call. A report
+needs more: one row per expected call in order, the actual calls nobody expected, and for
+each row what exactly differs (``destination: 'NYC' ≠ 'BOS'``). Expected and actual calls
+left unpaired side by side are shown on one row (``tool: 'book_flight' ≠
+'cancel_booking'``), because that is how a person reads "it called the wrong tool".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import attrs
+
+from toolscore_core.model import CallPair, Evaluation, ExpectedCall, ToolCall
+from toolscore_core.reports.text import format_call, format_value, redact
+
+RowStatus = Literal["match", "mismatch", "missing", "unexpected"]
+FULL = 1.0 - 1e-9
+
+
+@attrs.frozen
+class Row:
+    """One line of the table: an expected call, the actual call shown against it, and why."""
+
+    number: int
+    expected_index: int | None
+    actual_index: int | None
+    expected: str  # rendered call, "" when there is none
+    actual: str
+    status: RowStatus
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "match"
+
+    def status_text(self) -> str:
+        if self.status == "match":
+            return "✓ match"
+        if self.status == "missing":
+            return "missing: never called"
+        if self.status == "unexpected":
+            return "unexpected call"
+        return "; ".join(self.problems) or "partial match"
+
+
+def render_expected(call: ExpectedCall, limit: int) -> str:
+    return format_call(call.tool, call.args, limit=limit, unchecked=call.args is None)
+
+
+def render_actual(call: ToolCall, limit: int) -> str:
+    text = format_call(call.tool, call.args, limit=limit, unchecked=call.args is None)
+    return text
+
+
+def _argument_problems(expected: ExpectedCall, actual: ToolCall, pair: CallPair | None) -> list[str]:
+    """``name: 'want' ≠ 'got'`` for each argument that did not fully match."""
+    if expected.args is None:
+        return []
+    got = actual.args or {}
+    scores = pair.argument_scores if pair is not None else {}
+    problems: list[str] = []
+    for name, want in expected.args.items():
+        label = redact(name)
+        if name not in got:
+            problems.append(f"{label}: missing (want {format_value(redact(want), 30)})")
+            continue
+        score = scores.get(name)
+        matched = _plain_equal(want, got[name]) if score is None else score >= FULL
+        if not matched:
+            problems.append(f"{label}: {format_value(redact(want), 30)} ≠ {format_value(redact(got[name]), 30)}")
+    for name, value in got.items():
+        if name not in expected.args:
+            problems.append(f"{redact(name)}: not expected ({format_value(redact(value), 30)})")
+    return problems
+
+
+def _plain_equal(want: Any, got: Any) -> bool:
+    # Used only when the pairing did not score an argument: strict equality, bool != int.
+    if isinstance(want, bool) != isinstance(got, bool):
+        return False
+    matches = getattr(want, "matches", None)
+    if callable(matches):
+        return bool(matches(got))
+    return bool(want == got)
+
+
+def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
+    """Rows in expected order; unpaired actual calls fill unpaired expected rows, then trail."""
+    expected = list(evaluation.expected)
+    actual = list(evaluation.actual.calls)
+    by_expected: dict[int, CallPair] = {}
+    paired_actual: set[int] = set()
+    for pair in evaluation.pairs:
+        if pair.expected_index is not None and pair.actual_index is not None:
+            by_expected[pair.expected_index] = pair
+            paired_actual.add(pair.actual_index)
+    spare_actual = iter([i for i in range(len(actual)) if i not in paired_actual])
+    rows: list[Row] = []
+    for e_index, call in enumerate(expected):
+        pair = by_expected.get(e_index)
+        if pair is not None and pair.actual_index is not None and pair.actual_index < len(actual):
+            rows.append(_paired_row(len(rows) + 1, e_index, call, pair.actual_index,
+                                    actual[pair.actual_index], pair, call_limit))
+            continue
+        a_index = next(spare_actual, None)
+        if a_index is None:
+            rows.append(Row(len(rows) + 1, e_index, None, render_expected(call, call_limit), "",
+                            "missing"))
+        else:
+            rows.append(_paired_row(len(rows) + 1, e_index, call, a_index, actual[a_index], None,
+                                    call_limit))
+    for a_index in spare_actual:
+        rows.append(Row(len(rows) + 1, None, a_index, "", render_actual(actual[a_index], call_limit),
+                        "unexpected"))
+    return rows
+
+
+def _paired_row(number: int, e_index: int, call: ExpectedCall, a_index: int, got: ToolCall,
+                pair: CallPair | None, limit: int) -> Row:
+    problems: list[str] = []
+    if call.tool != got.tool:
+        problems.append(f"tool: {call.tool!r} ≠ {got.tool!r}")
+    else:
+        problems.extend(_argument_problems(call, got, pair))
+    status: RowStatus = "mismatch" if problems else "match"
+    return Row(number, e_index, a_index, render_expected(call, limit), render_actual(got, limit),
+               status, tuple(problems))
+
+
+def problem_rows(rows: list[Row], limit: int) -> tuple[list[Row], int]:
+    """At most ``limit`` rows worth showing (all rows when few, else only the problems),
+    and how many were left out."""
+    shown = rows if len(rows) <= limit else [r for r in rows if not r.ok]
+    return shown[:limit], len(shown) - min(len(shown), limit)
+
+
+def iter_failed(rows: list[Row]) -> Iterator[Row]:
+    return (r for r in rows if not r.ok)
+
+
+__all__ = ["Row", "align", "iter_failed", "problem_rows", "render_actual", "render_expected"]

@@ -1,0 +1,143 @@
+"""The evaluation report for a terminal, drawn with rich.
+
+On a TTY it is coloured; anywhere else (a pipe, a CI log, a file) it is the same layout
+without escape codes, at a fixed width, so logs diff cleanly and read the same everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Any
+
+from toolscore_core.model import Evaluation
+from toolscore_core.reports.alignment import problem_rows
+from toolscore_core.reports.summary import (
+    ReportData,
+    finding_text,
+    required_line,
+    severity_label,
+    summarize,
+)
+from toolscore_core.reports.text import percent
+
+PLAIN_WIDTH = 100
+MAX_ROWS = 20
+VERDICT_STYLE = {"PASS": "bold green", "WARN": "bold yellow", "FAIL": "bold red"}
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def make_console(stream: IO[str], *, color: bool | None = None, width: int | None = None) -> Any:
+    """A rich Console writing to ``stream``: colour only when it is a terminal (or asked)."""
+    from rich.console import Console
+
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    if color is None:
+        color = tty and "NO_COLOR" not in os.environ
+    return Console(
+        file=stream,
+        force_terminal=color,
+        no_color=not color,
+        color_system="auto" if color else None,
+        width=width or (None if tty else PLAIN_WIDTH),
+        highlight=False,
+        soft_wrap=False,
+        emoji=False,
+        markup=False,
+    )
+
+
+def render_console(evaluation: Evaluation, stream: IO[str], *, color: bool | None = None,
+                   width: int | None = None) -> None:
+    """Write the console report of ``evaluation`` to ``stream``."""
+    data = summarize(evaluation)
+    console = make_console(stream, color=color, width=width)
+    for block in build_blocks(data):
+        console.print(block)
+
+
+def build_blocks(data: ReportData) -> list[Any]:
+    """The report as a list of rich renderables, top to bottom."""
+    from rich import box
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    blocks: list[Any] = []
+    metrics = Table(box=box.SQUARE, show_header=False, show_edge=True, pad_edge=True)
+    metrics.add_column("Metric")
+    metrics.add_column("Value", justify="right")
+    for row in data.metrics:
+        metrics.add_row(row.label, percent(row.value), style="bold" if row.key == "score" else None)
+    blocks.append(metrics)
+
+    grade = Text()
+    grade.append(f"Grade {data.grade}", style="bold")
+    grade.append("   ")
+    grade.append(f"{data.verdict} ({percent(data.score)})", style=VERDICT_STYLE.get(data.verdict, "bold"))
+    blocks.append(Text())
+    blocks.append(Panel(grade, expand=False, box=box.ROUNDED,
+                        border_style=VERDICT_STYLE.get(data.verdict, "")))
+    if data.min_score is not None:
+        bar = "below" if data.below_min_score else "meets"
+        blocks.append(Text(f"Score {percent(data.score)} {bar} the required {percent(data.min_score)}",
+                           style="bold red" if data.below_min_score else "green"))
+    blocks.append(Text())
+    if data.required_total:
+        blocks.append(Text(required_line(data)))
+        blocks.append(Text())
+
+    rows, left_out = problem_rows(list(data.rows), MAX_ROWS)
+    if any(not r.ok for r in data.rows):
+        blocks.append(calls_table(rows, left_out))
+        blocks.append(Text())
+
+    if data.issues:
+        blocks.append(Text("Top issues to fix", style="bold"))
+        for number, issue in enumerate(data.issues, start=1):
+            line = Text(f"  {number}. ")
+            line.append(issue.subject, style="bold")
+            line.append(f"  {issue.problem}")
+            blocks.append(line)
+            if issue.fix:
+                blocks.append(Text(f"     fix: {issue.fix}", style="dim"))
+        blocks.append(Text())
+
+    if data.findings:
+        blocks.append(Text("Behavior and safety", style="bold"))
+        for finding in data.findings:
+            line = Text("  ")
+            line.append(f"{severity_label(finding):<8}", style=SEVERITY_STYLE.get(finding.severity, ""))
+            line.append(" " + finding_text(finding))
+            blocks.append(line)
+        if data.findings_left_out:
+            blocks.append(Text(f"  … and {data.findings_left_out} more (see the JSON report)", style="dim"))
+        blocks.append(Text())
+    return blocks
+
+
+def calls_table(rows: list[Any], left_out: int, *, title: str = "Expected vs Actual Tool Calls") -> Any:
+    """The aligned table: #, Expected, Actual, Status (one line per mismatch)."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, box=box.HEAVY_HEAD, show_lines=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("Expected", overflow="fold", ratio=3)
+    table.add_column("Actual", overflow="fold", ratio=3)
+    table.add_column("Status", overflow="fold", ratio=3)
+    for row in rows:
+        status = "\n".join(row.problems) if row.problems else row.status_text()
+        style = {"match": "green", "missing": "red", "unexpected": "yellow"}.get(row.status, "red")
+        table.add_row(str(row.number), row.expected or "-", row.actual or "-", _styled(status, style))
+    if left_out:
+        table.caption = f"… {left_out} more row(s) not shown"
+    return table
+
+
+def _styled(text: str, style: str) -> Any:
+    from rich.text import Text
+
+    return Text(text, style=style)
+
+
+__all__ = ["build_blocks", "calls_table", "make_console", "render_console"]

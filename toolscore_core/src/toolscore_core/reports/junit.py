@@ -1,0 +1,95 @@
+"""The evaluation as JUnit XML, the format every CI system turns into a test report.
+
+Each thing a reviewer wants to see pass or fail is its own test case: one per expected
+call (did the agent make it, with the right arguments), one per forbidden rule (was it
+broken), one per behaviour or safety finding of error severity, and the score against
+the required minimum. Warnings become passing cases with the message in ``system-out``,
+so they are visible without failing the build.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+from xml.etree import ElementTree as ET
+
+from toolscore_core.model import Evaluation
+from toolscore_core.reports.summary import finding_text, severity_label, summarize
+from toolscore_core.reports.text import format_call, percent, safe_text
+
+SUITE = "toolscore.eval"
+# Characters XML 1.0 cannot carry at all, even escaped.
+_XML_BAD = {c: None for c in range(32) if c not in (9, 10, 13)}
+
+
+def _clean(text: str) -> str:
+    return text.translate(_XML_BAD)
+
+
+def _case(suite: ET.Element, classname: str, name: str, *, failure: str | None = None,
+          detail: str | None = None, out: str | None = None) -> None:
+    case = ET.SubElement(suite, "testcase", classname=classname, name=_clean(name), time="0")
+    if failure is not None:
+        element = ET.SubElement(case, "failure", message=_clean(failure), type="toolscore")
+        element.text = _clean(detail or failure)
+    if out:
+        ET.SubElement(case, "system-out").text = _clean(out)
+
+
+def render_junit(evaluation: Evaluation, stream: IO[str], **options: Any) -> None:
+    data = summarize(evaluation)
+    suite = ET.Element("testsuite", name=SUITE)
+    by_expected = {r.expected_index: r for r in data.rows if r.expected_index is not None}
+    for index, call in enumerate(evaluation.expected):
+        row = by_expected.get(index)
+        name = f"expected call {index + 1}: {format_call(call.tool, call.args, unchecked=call.args is None)}"
+        if row is None or row.ok:
+            _case(suite, f"{SUITE}.expected", name)
+        else:
+            message = row.status_text()
+            detail = f"expected {row.expected}\nactual   {row.actual or '(none)'}\n{message}"
+            _case(suite, f"{SUITE}.expected", name, failure=message, detail=detail)
+
+    violations = evaluation.policy_violations
+    for number, rule in enumerate(options.get("forbidden") or (), start=1):
+        hits = [v for v in violations if v.get("rule") == number - 1]
+        tool = getattr(rule, "tool", None)
+        reason = getattr(rule, "reason", None)
+        name = f"forbidden rule {number}: {format_call(tool, getattr(rule, 'args', None))}"
+        if reason:
+            name += f" ({safe_text(reason, 80)})"
+        if hits:
+            calls = ", ".join(f"call {v.get('index', 0) + 1} {v.get('tool')}" for v in hits)
+            _case(suite, f"{SUITE}.forbidden", name, failure=f"broken by {calls}")
+        else:
+            _case(suite, f"{SUITE}.forbidden", name)
+
+    for finding in data.findings:
+        text = finding_text(finding)
+        name = f"{finding.code}: {safe_text(text, 100)}"
+        if finding.severity == "error":
+            _case(suite, f"{SUITE}.safety", name, failure=text)
+        else:
+            _case(suite, f"{SUITE}.safety", name, out=f"{severity_label(finding)} {text}")
+
+    score_name = f"score {percent(data.score)} (grade {data.grade}, {data.verdict})"
+    if data.min_score is not None and data.below_min_score:
+        _case(suite, f"{SUITE}.score", score_name,
+              failure=f"score {percent(data.score)} is below the required {percent(data.min_score)}")
+    else:
+        _case(suite, f"{SUITE}.score", score_name)
+
+    cases = suite.findall("testcase")
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    suite.set("errors", "0")
+    suite.set("skipped", "0")
+    suite.set("time", "0")
+    root = ET.Element("testsuites", name="toolscore")
+    root.append(suite)
+    ET.indent(root)
+    stream.write('<?xml version="1.0" encoding="utf-8"?>\n')
+    stream.write(ET.tostring(root, encoding="unicode"))
+    stream.write("\n")
+
+
+__all__ = ["render_junit"]

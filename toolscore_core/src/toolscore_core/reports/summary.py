@@ -1,0 +1,185 @@
+"""What every evaluation report says, independent of how it is drawn.
+
+Console, Markdown, HTML and JUnit all show the same facts: the metric table, the grade,
+how many required calls really succeeded, the top issues to fix, the behaviour and
+safety findings and the expected-vs-actual rows. Computing them here once keeps the four
+renderers consistent (a figure cannot differ between the HTML and the console) and keeps
+each renderer about layout only.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from toolscore_core.model import Evaluation, Finding
+from toolscore_core.reports.alignment import Row, align
+from toolscore_core.reports.text import safe_text
+
+# The four rows the console has always shown, then any other metric the user weighted in.
+CORE_METRICS: tuple[tuple[str, str], ...] = (
+    ("selection_accuracy", "Selection Accuracy"),
+    ("argument_f1", "Argument F1"),
+    ("sequence_accuracy", "Sequence Accuracy"),
+)
+WEIGHT_TO_ATTRIBUTE = {
+    "selection": "selection_accuracy",
+    "arguments": "argument_f1",
+    "sequence": "sequence_accuracy",
+    "redundancy": "redundancy",
+}
+SEVERITY_LABEL = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
+MAX_ISSUES = 5
+MAX_FINDINGS = 50
+
+
+@attrs.frozen
+class MetricRow:
+    key: str
+    label: str
+    value: float | None
+
+
+@attrs.frozen
+class Issue:
+    """One entry of "Top issues to fix": what it is about, the problem, how to fix it."""
+
+    subject: str
+    problem: str
+    fix: str | None = None
+
+
+@attrs.frozen
+class ReportData:
+    score: float
+    grade: str
+    verdict: str
+    metrics: tuple[MetricRow, ...]
+    required_done: int
+    required_total: int
+    required_weighted: bool
+    issues: tuple[Issue, ...]
+    findings: tuple[Finding, ...]
+    findings_left_out: int
+    rows: tuple[Row, ...]
+    min_score: float | None
+    mode: str
+    expected_count: int
+    actual_count: int
+
+    @property
+    def below_min_score(self) -> bool:
+        return self.min_score is not None and round(self.score * 100, 1) < round(self.min_score * 100, 1)
+
+
+def metric_value(evaluation: Evaluation, name: str) -> float | None:
+    """The value of metric ``name`` (a weight name, an attribute, or a plugin metric)."""
+    attribute = WEIGHT_TO_ATTRIBUTE.get(name, name)
+    if attribute in attrs.fields_dict(Evaluation):
+        value = getattr(evaluation, attribute)
+        return float(value) if isinstance(value, (int, float)) else None
+    raw = evaluation.metrics.get(name)
+    if isinstance(raw, dict):
+        raw = raw.get("value")
+    return float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ").title()
+
+
+def metric_rows(evaluation: Evaluation) -> tuple[MetricRow, ...]:
+    rows = [MetricRow("score", "Overall Score", evaluation.score)]
+    rows += [MetricRow(attr, label, getattr(evaluation, attr)) for attr, label in CORE_METRICS]
+    shown = {attr for attr, _ in CORE_METRICS} | {"selection", "arguments", "sequence", "redundancy"}
+    for name, weight in evaluation.weights.items():
+        if weight and name not in shown:
+            rows.append(MetricRow(name, _label(name), metric_value(evaluation, name)))
+    return tuple(rows)
+
+
+def required_counts(evaluation: Evaluation) -> tuple[int, int]:
+    total = len(evaluation.expected)
+    details = evaluation.metrics.get("required_call_recall")
+    if isinstance(details, dict) and isinstance(details.get("completed"), int):
+        return details["completed"], total
+    return round(evaluation.required_call_recall * total), total
+
+
+def top_issues(evaluation: Evaluation, limit: int = MAX_ISSUES) -> tuple[Issue, ...]:
+    """The ranked issues the verdict module found, in the report's own shape."""
+    from toolscore_core import verdict
+
+    issues: list[Issue] = []
+    for item in verdict.top_issues(evaluation)[:limit]:
+        if isinstance(item, Issue):
+            issues.append(item)
+            continue
+        get = item.get if isinstance(item, dict) else lambda k, _i=item: getattr(_i, k, None)
+        subject = get("subject") or get("tool") or get("code") or ""
+        problem = get("problem") or get("message") or ""
+        issues.append(Issue(safe_text(subject, 60), safe_text(problem), safe_text(get("fix")) or None))
+    return tuple(issues)
+
+
+def behaviour_findings(evaluation: Evaluation, limit: int = MAX_FINDINGS) -> tuple[tuple[Finding, ...], int]:
+    """Findings worth a line, errors first (stable within a severity), and how many were cut."""
+    order = {"error": 0, "warning": 1, "info": 2}
+    ranked = sorted(evaluation.findings, key=lambda f: order.get(f.severity, 3))
+    return tuple(ranked[:limit]), max(len(ranked) - limit, 0)
+
+
+def summarize(evaluation: Evaluation, *, call_limit: int = 60) -> ReportData:
+    done, total = required_counts(evaluation)
+    findings, left_out = behaviour_findings(evaluation)
+    return ReportData(
+        score=evaluation.score,
+        grade=evaluation.grade,
+        verdict=evaluation.verdict,
+        metrics=metric_rows(evaluation),
+        required_done=done,
+        required_total=total,
+        required_weighted=bool(evaluation.weights.get("required_call_recall")),
+        issues=top_issues(evaluation),
+        findings=findings,
+        findings_left_out=left_out,
+        rows=tuple(align(evaluation, call_limit=call_limit)),
+        min_score=evaluation.min_score,
+        mode=evaluation.mode,
+        expected_count=len(evaluation.expected),
+        actual_count=len(evaluation.actual.calls),
+    )
+
+
+def required_line(data: ReportData) -> str:
+    """``Required calls completed: 0 of 2 (missing or failed; not part of the default score)``."""
+    line = f"Required calls completed: {data.required_done} of {data.required_total}"
+    missing = data.required_total - data.required_done
+    if data.required_weighted:
+        return line + " (weighted into the score)"
+    if missing:
+        return line + " (missing or failed; not part of the default score)"
+    return line
+
+
+def finding_text(finding: Finding) -> str:
+    return safe_text(finding.message)
+
+
+def severity_label(finding: Finding) -> str:
+    return SEVERITY_LABEL.get(finding.severity, finding.severity.upper())
+
+
+__all__ = [
+    "Issue",
+    "MetricRow",
+    "ReportData",
+    "behaviour_findings",
+    "finding_text",
+    "metric_rows",
+    "metric_value",
+    "required_counts",
+    "required_line",
+    "severity_label",
+    "summarize",
+    "top_issues",
+]
