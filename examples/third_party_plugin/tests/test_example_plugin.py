@@ -1,0 +1,57 @@
+"""The example plugin is discovered through its entry points, listed, and used, exactly as
+an outside distribution would be. Uses only public fixtures (toolscore_core.testing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from toolscore_core import ServerDefinition, ToolDefinition, collect, load_trace
+
+STEPLOG = {
+    "steplog": 1,
+    "steps": [
+        {"call": "search", "input": {"q": "flights to NYC"}, "output": "FL-12", "ok": True},
+        {"call": "book", "input": {"flight_id": "FL-12"}, "output": "sold out", "ok": False},
+    ],
+    "answer": "Sorry, that flight is sold out.",
+}
+
+
+def toolscore(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolscore_core.cli", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env={**os.environ, "TOOLSCORE_STRICT_PLUGINS": "1"})
+
+
+def test_discovered_through_entry_points(installed_plugin_manager):
+    adapters = collect(installed_plugin_manager, "adapters")
+    rules = collect(installed_plugin_manager, "lint_rules")
+    assert adapters.entry("steplog").distribution == "toolscore-example-plugin"
+    assert rules.entry("example-snake-case-names").distribution == "toolscore-example-plugin"
+
+
+def test_listed_by_toolscore_plugins():
+    result = toolscore("plugins", "--json")
+    assert result.returncode == 0, result.stderr
+    dists = {d["name"]: d for d in json.loads(result.stdout)["distributions"]}
+    example = dists["toolscore-example-plugin"]
+    assert example["groups"]["toolscore.adapters"]["items"] == ["steplog"]
+    assert example["groups"]["toolscore.lint_rules"]["items"] == ["example-snake-case-names"]
+
+
+def test_its_adapter_is_auto_detected(installed_plugin_manager):
+    trace = load_trace(STEPLOG, pm=installed_plugin_manager)
+    assert trace.source_format == "steplog"
+    assert [c.tool for c in trace.calls] == ["search", "book"]
+    assert trace.calls[1].is_error is True and trace.calls[1].error == "sold out"
+    assert trace.final_answer == "Sorry, that flight is sold out."
+
+
+def test_its_rule_checks_a_server(installed_plugin_manager):
+    rule = collect(installed_plugin_manager, "lint_rules").get("example-snake-case-names")()
+    server = ServerDefinition(tools=[ToolDefinition(name="searchNotes"), ToolDefinition(name="list_notes")])
+    [finding] = rule.check(server)
+    assert finding.tool == "searchNotes" and "search_notes" in (finding.fix or "")
