@@ -1,7 +1,10 @@
-"""Adapters for protocols (see the modules in this package)."""
+"""Adapters for protocols: OpenTelemetry spans (``otel``), ``toolscore mcp record`` session
+files (``mcp``) and raw JSON-RPC 2.0 traffic (``jsonrpc``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-ADAPTERS: list[Any] = []
+from toolscore_adapters.protocols.otel import OtelAdapter
+
+ADAPTERS: list[Any] = [OtelAdapter]

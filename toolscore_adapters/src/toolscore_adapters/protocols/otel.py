@@ -1,0 +1,160 @@
+"""The ``otel`` adapter: OpenTelemetry GenAI spans, as files or as live SDK objects.
+
+Accepted: an OTLP JSON export request (``{"resourceSpans": [...]}``) in either spelling,
+a list of them (JSON Lines of export requests, as the collector's file exporter writes),
+a live protobuf request, SDK span objects (``InMemorySpanExporter().get_finished_spans()``)
+and the SDK's ``span.to_json()`` dicts. A JSON Lines file is streamed line by line by
+:meth:`OtelAdapter.load_path`, keeping only the tool-call spans, so a 1 GB export is read
+in flat memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+from toolscore_adapters.protocols import otel_spans as spans
+from toolscore_adapters.protocols.otel_calls import SpanCall, merge_and_order, span_call
+from toolscore_core import InputError, Trace, TraceAdapter
+
+_EXPORT_KEYS = (b'"resourceSpans"', b'"resource_spans"')
+
+
+class OtelAdapter(TraceAdapter):
+    name: ClassVar[str] = "otel"
+    description: ClassVar[str] = "OpenTelemetry GenAI spans: OTLP JSON (both spellings), JSON Lines, SDK spans"
+
+    # ------------------------------------------------------------------ detection
+
+    def detect(self, data: Any) -> float:
+        if spans.is_export_request(data) or spans.is_proto_request(data):
+            return 0.95
+        if isinstance(data, (list, tuple)) and data:
+            first = data[0]
+            if spans.is_sdk_span(first) and all(spans.is_sdk_span(s) for s in data):
+                return 1.0
+            if all(spans.is_export_request(item) for item in data):
+                return 0.95
+            if all(spans.is_sdk_json_span(item) for item in data):
+                return 0.9
+            if all(_is_bare_otlp_span(item) for item in data):
+                return 0.8
+        return 0.0
+
+    def detect_path(self, path: Path, head: bytes) -> float:
+        """Claim JSON Lines (or one-line) OTLP exports, which :meth:`load_path` streams."""
+        text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+        if not text.startswith(b"{"):
+            return 0.0
+        newline = text.find(b"\n")
+        if newline < 0 and len(head) >= 64 * 1024:  # one line longer than the head
+            return 0.9 if any(key in text[:4096] for key in _EXPORT_KEYS) else 0.0
+        first_line = text if newline < 0 else text[:newline]
+        try:
+            first = json.loads(first_line)
+        except (ValueError, RecursionError):
+            return 0.0  # pretty-printed JSON: judged on the parsed data instead
+        return 0.95 if spans.is_export_request(first) else 0.0
+
+    # ------------------------------------------------------------------ loading
+
+    def load(self, data: Any) -> Trace:
+        found: list[SpanCall] = []
+        total = 0
+        for span in self._spans(data):
+            total += 1
+            call = span_call(span)
+            if call is not None:
+                found.append(call)
+        return self._trace(found, total)
+
+    def load_path(self, path: Path) -> Trace:
+        found: list[SpanCall] = []
+        total = 0
+        for span in _stream_file_spans(path):
+            total += 1
+            call = span_call(span)
+            if call is not None:
+                found.append(call)
+        return self._trace(found, total)
+
+    def _trace(self, found: list[SpanCall], total: int) -> Trace:
+        return Trace(calls=merge_and_order(found), source_format=self.name,
+                     metadata={"spans": total, "tool_spans": len(found)})
+
+    def _spans(self, data: Any) -> Iterator[spans.Span]:
+        if spans.is_proto_request(data):
+            data = spans.proto_request_to_json(data)
+        if isinstance(data, dict):
+            if not spans.is_export_request(data):
+                raise InputError("is not an OTLP export (no 'resourceSpans' list)", location="$",
+                                 expected='{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}')
+            yield from spans.iter_request_spans(data)
+            return
+        if not isinstance(data, (list, tuple)):
+            raise InputError(f"cannot read OpenTelemetry spans from {type(data).__name__}",
+                             expected="an OTLP JSON export, a list of them, or SDK span objects")
+        order = 0
+        for i, item in enumerate(data):
+            where = f"$[{i}]"
+            if spans.is_sdk_span(item):
+                yield spans.sdk_span(item, where, order)
+                order += 1
+            elif spans.is_export_request(item):
+                for span in spans.iter_request_spans(item, where, order):
+                    order += 1
+                    yield span
+            elif spans.is_sdk_json_span(item):
+                yield spans.sdk_json_span(item, where, order)
+                order += 1
+            elif _is_bare_otlp_span(item):
+                yield from spans.iter_request_spans({"resourceSpans": [{"scopeSpans": [{"spans": [item]}]}]},
+                                                    where, order)
+                order += 1
+            else:
+                raise InputError("is neither an OTLP export request nor a span", location=where,
+                                 expected='{"resourceSpans": [...]} or a span object')
+
+
+def _is_bare_otlp_span(item: Any) -> bool:
+    return (isinstance(item, dict) and ("spanId" in item or "span_id" in item)
+            and isinstance(item.get("attributes"), list) and "name" in item)
+
+
+def _stream_file_spans(path: Path) -> Iterator[spans.Span]:
+    """Spans of a JSON Lines export, one line in memory at a time."""
+    order = 0
+    with path.open("rb") as fh:
+        for number, raw in enumerate(_lines(fh), start=1):
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", file=path,
+                                 location=f"line {number}", hint="Save the file as UTF-8") from None
+            try:
+                request = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"line is not valid JSON ({exc.msg})", file=path,
+                                 location=f"line {number}, column {exc.colno}",
+                                 expected="one OTLP export request per line") from None
+            except RecursionError:
+                raise InputError("line is nested too deeply to read", file=path, location=f"line {number}") from None
+            if not spans.is_export_request(request):
+                raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
+                                 location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
+            try:
+                for span in spans.iter_request_spans(request, f"line {number}: $", order):
+                    order += 1
+                    yield span
+            except InputError as exc:
+                raise exc.with_file(path) from None
+
+
+def _lines(fh: Iterable[bytes]) -> Iterator[bytes]:
+    yield from fh

@@ -1,0 +1,264 @@
+"""Which spans are tool calls, and what each one says about its call.
+
+The rules follow the OpenTelemetry GenAI conventions and the instrumentations that came
+before them (``/work/shared/reference/peers.md`` 4.1):
+
+* a span is a tool call when ``gen_ai.operation.name`` is ``execute_tool``, or
+  ``mcp.method.name`` is ``tools/call``; else (older or other conventions) when its name is
+  ``execute_tool NAME`` or pydantic-ai's ``running tool``, when OpenInference marks it
+  ``openinference.span.kind=TOOL``, or when it carries Vercel's ``ai.toolCall.name``;
+* arguments and results are opt-in: absent means unknown (``None``), never ``{}``;
+* a failure is status ERROR or an ``error.type`` (``tool_error`` = the MCP tool answered
+  ``isError``); the message comes from the status, an ``exception`` event, or the result;
+* an MCP ``tools/call`` span and the GenAI ``execute_tool`` span for the same call (parent
+  and child, or the same ``gen_ai.tool.call.id``) become one call;
+* calls are ordered by start time, not by where the exporter happened to write them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+
+from toolscore_adapters.protocols.mcp_result import (
+    looks_like_call_tool_result,
+    read_call_tool_result,
+)
+from toolscore_adapters.protocols.otel_spans import STATUS_ERROR, STATUS_OK, Span
+from toolscore_core import InputError, ToolCall
+
+TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "function.name", "ai.toolCall.name")
+CALL_ID_KEYS = ("gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id", "tool.call.id", "tool.id")
+ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "tool_arguments", "tool.arguments", "tool.args",
+                 "tool.input", "function.arguments", "ai.toolCall.args", "ai.toolCall.arguments",
+                 "ai.toolCall.input", "input.value", "args", "arguments", "input")
+RESULT_KEYS = ("gen_ai.tool.call.result", "tool_response", "tool.result", "tool.output",
+               "ai.toolCall.result", "ai.toolCall.output", "output.value", "result", "output")
+PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system")
+_NAME_PREFIXES = ("execute_tool ", "tools/call ")
+
+
+@attrs.frozen(slots=True)
+class SpanCall:
+    """A tool-call span, reduced to what a :class:`ToolCall` needs plus what merging needs.
+
+    Holding these instead of whole spans is what keeps a streamed file's memory small.
+    """
+
+    call: ToolCall
+    convention: str  # genai | mcp | openinference | vercel | legacy
+    start_ns: int | None
+    order: int
+    trace_id: str | None
+    span_id: str | None
+    parent_id: str | None
+
+
+def convention_of(span: Span) -> str | None:
+    """The convention that makes ``span`` a tool call, or ``None`` when it is not one."""
+    a = span.attributes
+    method = a.get("mcp.method.name")
+    if method is not None:
+        return "mcp" if method == "tools/call" else None
+    operation = a.get("gen_ai.operation.name")
+    if operation is not None:
+        return "genai" if operation == "execute_tool" else None
+    kind = a.get("openinference.span.kind")
+    if kind is not None:
+        return "openinference" if isinstance(kind, str) and kind.upper() == "TOOL" else None
+    if a.get("ai.toolCall.name") is not None or a.get("ai.operationId") == "ai.toolCall":
+        return "vercel"
+    if span.name.startswith("execute_tool ") or (span.name == "running tool" and _first_str(a, TOOL_NAME_KEYS)):
+        return "legacy"
+    return None
+
+
+def _first_str(attributes: dict[str, Any], keys: Iterable[str]) -> str | None:
+    for key in keys:
+        value = attributes.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _first_key(attributes: dict[str, Any], keys: Iterable[str]) -> str | None:
+    for key in keys:
+        if attributes.get(key) is not None:
+            return key
+    return None
+
+
+def _tool_name(span: Span, convention: str) -> str:
+    name = _first_str(span.attributes, TOOL_NAME_KEYS)
+    if name:
+        return name
+    for prefix in _NAME_PREFIXES:
+        if span.name.startswith(prefix) and span.name[len(prefix):].strip():
+            return span.name[len(prefix):].strip()
+    if convention in ("openinference", "vercel") and span.name not in ("ai.toolCall",):
+        return span.name  # OpenInference names a TOOL span after the function
+    raise InputError(f"tool-call span {span.name!r} does not name its tool", location=span.where,
+                     expected="a gen_ai.tool.name attribute, or a span name like 'execute_tool NAME'")
+
+
+def _arguments(span: Span) -> dict[str, Any] | None:
+    key = _first_key(span.attributes, ARGUMENT_KEYS)
+    if key is None:
+        return None  # opt-in content was off: unknown, not "no arguments"
+    value = span.attributes[key]
+    where = f"{span.where}.attributes[{key!r}]"
+    if key == "input.value" and span.attributes.get("input.mime_type") not in (None, "application/json"):
+        return {"input": value}  # OpenInference plain-text input: keep it, under a clear name
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        if not value.strip():
+            return {}
+        try:
+            parsed = json.loads(value)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            raise InputError(f"tool-call arguments are not valid JSON ({reason})", location=where,
+                             expected="a JSON object, e.g. '{\"city\": \"Paris\"}'") from None
+        if isinstance(parsed, dict):
+            return parsed
+        raise InputError(f"tool-call arguments must be a JSON object, not {type(parsed).__name__}",
+                         location=where)
+    raise InputError(f"tool-call arguments must be an object, not {type(value).__name__}", location=where)
+
+
+def _result(span: Span) -> tuple[Any, Any, bool, bool | None, str | None]:
+    """``(result, structured_result, recorded, mcp_is_error, mcp_error)``."""
+    key = _first_key(span.attributes, RESULT_KEYS)
+    if key is None:
+        return None, None, False, None, None
+    value = span.attributes[key]
+    if isinstance(value, str) and value[:1] in "{[\"" and value.strip():
+        # a result is free text as often as it is JSON: text that does not parse stays text
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
+            value = json.loads(value)
+    if looks_like_call_tool_result(value):
+        result, structured, is_error, error = read_call_tool_result(value)
+        return result, structured, True, is_error, error
+    return value, None, True, None, None
+
+
+def _exception_message(span: Span) -> str | None:
+    for name, attributes in span.events:
+        if name == "exception":
+            message = attributes.get("exception.message")
+            if isinstance(message, str) and message:
+                return message
+            kind = attributes.get("exception.type")
+            if isinstance(kind, str) and kind:
+                return kind
+    return None
+
+
+def span_call(span: Span) -> SpanCall | None:
+    """The tool call ``span`` records, or ``None`` when it is not a tool-call span."""
+    convention = convention_of(span)
+    if convention is None:
+        return None
+    a = span.attributes
+    tool = _tool_name(span, convention)
+    args = _arguments(span)
+    result, structured, recorded, result_is_error, result_error = _result(span)
+    error_type = a.get("error.type")
+    error_type = str(error_type) if error_type not in (None, "") else None
+    if span.status_code == STATUS_ERROR or error_type is not None or result_is_error:
+        is_error: bool | None = True
+        error = span.status_message or _exception_message(span) or result_error
+        if error is None and error_type is not None:
+            error = "the tool reported an error" if error_type == "tool_error" else f"error.type {error_type}"
+        if error is None:
+            error = "the span's status is ERROR"
+    elif span.status_code == STATUS_OK or span.end_ns is not None or recorded:
+        is_error, error = False, None  # the span ended and nothing says it failed
+    else:
+        is_error, error = None, None  # never ended: outcome unknown
+    duration = None
+    if span.start_ns is not None and span.end_ns is not None and span.end_ns >= span.start_ns:
+        duration = (span.end_ns - span.start_ns) / 1e9
+    metadata: dict[str, Any] = {"span_name": span.name, "convention": convention}
+    for key, label in (("span_id", "span_id"), ("trace_id", "trace_id")):
+        if getattr(span, key):
+            metadata[label] = getattr(span, key)
+    for key in ("jsonrpc.request.id", "mcp.session.id", "gen_ai.tool.type", "rpc.response.status_code"):
+        if a.get(key) is not None:
+            metadata[key] = a[key]
+    if error_type is not None:
+        metadata["error.type"] = error_type
+    call_id = _first_str(a, CALL_ID_KEYS)
+    call = ToolCall(
+        tool=tool, args=args, id=call_id, result=result, structured_result=structured,
+        is_error=is_error, error=error, duration=duration, provider=_first_str(a, PROVIDER_KEYS),
+        metadata=metadata,
+    )
+    return SpanCall(call=call, convention=convention, start_ns=span.start_ns, order=span.order,
+                    trace_id=span.trace_id, span_id=span.span_id, parent_id=span.parent_id)
+
+
+def _same_call(mcp: SpanCall, other: SpanCall) -> bool:
+    if mcp.call.tool != other.call.tool:
+        return False
+    if mcp.trace_id and other.trace_id and mcp.trace_id != other.trace_id:
+        return False
+    related = (mcp.parent_id is not None and mcp.parent_id == other.span_id) or (
+        other.parent_id is not None and other.parent_id == mcp.span_id)
+    same_id = mcp.call.id is not None and mcp.call.id == other.call.id
+    return related or same_id
+
+
+def _merge(outer: SpanCall, mcp: SpanCall) -> SpanCall:
+    """One call from the GenAI span (``outer``) and the MCP span, each filling the other's gaps."""
+    a, b = outer.call, mcp.call
+    flags = [f for f in (a.is_error, b.is_error) if f is not None]
+    is_error = True if True in flags else (False if flags else None)
+    error = (a.error or b.error) if is_error else None
+    durations = [d for d in (a.duration, b.duration) if d is not None]
+    metadata = {**b.metadata, **a.metadata, "merged_mcp_span": b.metadata.get("span_id")}
+    call = attrs.evolve(
+        a, args=a.args if a.args is not None else b.args, id=a.id or b.id,
+        result=a.result if a.result is not None else b.result,
+        structured_result=a.structured_result if a.structured_result is not None else b.structured_result,
+        is_error=is_error, error=error, duration=max(durations) if durations else None,
+        provider=a.provider or b.provider, metadata=metadata,
+    )
+    starts = [s for s in (outer.start_ns, mcp.start_ns) if s is not None]
+    return attrs.evolve(outer, call=call, start_ns=min(starts) if starts else None,
+                        order=min(outer.order, mcp.order))
+
+
+def merge_and_order(found: list[SpanCall]) -> list[ToolCall]:
+    """Merge each MCP span into the GenAI span of the same call, then sort by start time."""
+    mcp_spans = [c for c in found if c.convention == "mcp"]
+    others = [c for c in found if c.convention != "mcp"]
+    if mcp_spans and others:
+        by_span = {c.span_id: i for i, c in enumerate(others) if c.span_id}
+        by_parent: dict[str, list[int]] = {}
+        by_call_id: dict[str, list[int]] = {}
+        for i, c in enumerate(others):
+            if c.parent_id:
+                by_parent.setdefault(c.parent_id, []).append(i)
+            if c.call.id:
+                by_call_id.setdefault(c.call.id, []).append(i)
+        taken: set[int] = set()
+        unmerged = []
+        for m in mcp_spans:
+            options = [by_span.get(m.parent_id)] if m.parent_id else []
+            options += by_parent.get(m.span_id, []) if m.span_id else []
+            options += by_call_id.get(m.call.id, []) if m.call.id else []
+            partner = next((i for i in options if i is not None and i not in taken and _same_call(m, others[i])), None)
+            if partner is None:
+                unmerged.append(m)
+            else:
+                taken.add(partner)
+                others[partner] = _merge(others[partner], m)
+        found = others + unmerged
+    found.sort(key=lambda c: (c.start_ns is None, c.start_ns or 0, c.order))
+    return [c.call for c in found]

@@ -1,0 +1,317 @@
+"""Every way a span reaches us, reduced to one small record (:class:`Span`).
+
+OTLP JSON comes in two spellings that differ in the details: the protobuf JSON mapping
+(``google.protobuf.json_format``: base64 ids, enum names such as ``SPAN_KIND_INTERNAL``,
+int64 as strings) and the collector file exporter (hex ids, integer enums). Both use
+camelCase, but ``json_format`` also reads snake_case, so we accept it. SDK span objects
+(``ReadableSpan``, e.g. from ``InMemorySpanExporter``) and the SDK's own ``span.to_json()``
+form are read here too. Nothing here decides what a tool call is (see ``otel_calls``).
+
+Every reader checks types as it goes: malformed data is an :class:`InputError` naming its
+place, never a ``KeyError`` or ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+
+from toolscore_core import InputError
+
+STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
+_STATUS_NAMES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2,
+                 "UNSET": 0, "OK": 1, "ERROR": 2, "StatusCode.UNSET": 0, "StatusCode.OK": 1,
+                 "StatusCode.ERROR": 2}
+
+
+@attrs.frozen(slots=True)
+class Span:
+    """What the tool-call logic needs from a span, in one spelling."""
+
+    name: str
+    attributes: dict[str, Any]
+    trace_id: str | None = None  # lowercase hex
+    span_id: str | None = None
+    parent_id: str | None = None
+    start_ns: int | None = None
+    end_ns: int | None = None
+    status_code: int = STATUS_UNSET
+    status_message: str | None = None
+    events: tuple[tuple[str, dict[str, Any]], ...] = ()
+    order: int = 0  # position in the source, to keep ties stable
+    where: str = "$"  # place in the source, for error messages
+
+
+def _get(obj: dict[str, Any], camel: str, snake: str | None = None) -> Any:
+    """A field by its camelCase name, or its proto snake_case name."""
+    if camel in obj:
+        return obj[camel]
+    return obj.get(snake) if snake else None
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"expected a list, found {type(value).__name__}", location=where)
+    return value
+
+
+def _dict(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(f"expected an object, found {type(value).__name__}", location=where)
+    return value
+
+
+def any_value(value: Any, where: str) -> Any:
+    """Decode an OTLP ``AnyValue`` (``{"stringValue": ...}``, ``{"kvlistValue": ...}`` ...)."""
+    if value is None:
+        return None
+    value = _dict(value, where)
+    if not value:
+        return None  # an empty AnyValue is "no value"
+    for key, snake in (("stringValue", "string_value"), ("boolValue", "bool_value")):
+        if key in value or snake in value:
+            return _get(value, key, snake)
+    if "intValue" in value or "int_value" in value:
+        return _integer(_get(value, "intValue", "int_value"), where)
+    if "doubleValue" in value or "double_value" in value:
+        return _double(_get(value, "doubleValue", "double_value"), where)
+    if "arrayValue" in value or "array_value" in value:
+        inner = _get(value, "arrayValue", "array_value") or {}
+        items = _list(_dict(inner, where).get("values"), f"{where}.arrayValue.values")
+        return [any_value(item, f"{where}.arrayValue.values[{i}]") for i, item in enumerate(items)]
+    if "kvlistValue" in value or "kvlist_value" in value:
+        inner = _get(value, "kvlistValue", "kvlist_value") or {}
+        return key_values(_dict(inner, where).get("values"), f"{where}.kvlistValue.values")
+    if "bytesValue" in value or "bytes_value" in value:
+        return _get(value, "bytesValue", "bytes_value")  # kept as its base64 text
+    raise InputError(f"unknown attribute value kind {sorted(value)[0]!r}", location=where,
+                     expected="stringValue, intValue, doubleValue, boolValue, arrayValue or kvlistValue")
+
+
+def key_values(items: Any, where: str) -> dict[str, Any]:
+    """A list of ``{"key": K, "value": AnyValue}`` as a plain dict."""
+    out: dict[str, Any] = {}
+    for i, item in enumerate(_list(items, where)):
+        item = _dict(item, f"{where}[{i}]")
+        key = item.get("key")
+        if not isinstance(key, str):
+            raise InputError("attribute without a string 'key'", location=f"{where}[{i}]")
+        out[key] = any_value(item.get("value"), f"{where}[{i}].value")
+    return out
+
+
+def _integer(raw: Any, where: str) -> int:
+    if isinstance(raw, bool):
+        raise InputError("expected an integer, found a boolean", location=where)
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str):
+        try:
+            return int(raw)
+        except ValueError:
+            pass
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    raise InputError(f"expected an integer, found {raw!r}"[:120], location=where)
+
+
+def _double(raw: Any, where: str) -> float:
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return float(raw)
+    if raw in ("NaN", "Infinity", "-Infinity"):
+        return float(raw.replace("Infinity", "inf")) if raw != "NaN" else math.nan
+    raise InputError(f"expected a number, found {raw!r}"[:120], location=where)
+
+
+def _time(raw: Any, where: str) -> int | None:
+    if raw is None or raw == "0" or raw == 0:
+        return None
+    return _integer(raw, where)
+
+
+def span_id(raw: Any, where: str) -> str | None:
+    """An id as lowercase hex: hex (file exporter) and base64 (protobuf mapping) both work.
+
+    The two cannot be confused: 8- and 16-byte ids are 16/32 characters in hex but 12/24 in
+    base64.
+    """
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str):
+        raise InputError(f"an id must be a string, found {type(raw).__name__}", location=where)
+    text = raw.strip()
+    if text.lower().startswith("0x"):
+        text = text[2:]
+    if len(text) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in text):
+        return text.lower()
+    try:
+        return base64.b64decode(text, validate=True).hex()
+    except (binascii.Error, ValueError):
+        raise InputError(f"id {raw!r} is neither hex nor base64"[:120], location=where) from None
+
+
+def _status(raw: Any, where: str) -> tuple[int, str | None]:
+    if raw is None:
+        return STATUS_UNSET, None
+    raw = _dict(raw, where)
+    code = raw.get("code", raw.get("status_code", 0))
+    message = raw.get("message", raw.get("description"))
+    if isinstance(code, str) and code in _STATUS_NAMES:
+        number = _STATUS_NAMES[code]
+    elif isinstance(code, int) and not isinstance(code, bool) and code in (0, 1, 2):
+        number = code
+    else:
+        raise InputError(f"unknown status code {code!r}"[:120], location=f"{where}.code",
+                         expected="0/1/2 or STATUS_CODE_UNSET/OK/ERROR")
+    if message is not None and not isinstance(message, str):
+        raise InputError("status message must be a string", location=f"{where}.message")
+    return number, message or None
+
+
+def _events(raw: Any, where: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    out = []
+    for i, event in enumerate(_list(raw, where)):
+        event = _dict(event, f"{where}[{i}]")
+        name = event.get("name")
+        attributes = event.get("attributes")
+        attrs_dict = attributes if isinstance(attributes, dict) else key_values(attributes, f"{where}[{i}].attributes")
+        out.append((name if isinstance(name, str) else "", attrs_dict))
+    return tuple(out)
+
+
+def _otlp_span(raw: Any, where: str, order: int) -> Span:
+    raw = _dict(raw, where)
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError("span has no name", location=f"{where}.name",
+                         expected="every OTLP span to have a non-empty 'name'")
+    status_code, status_message = _status(raw.get("status"), f"{where}.status")
+    return Span(
+        name=name,
+        attributes=key_values(raw.get("attributes"), f"{where}.attributes"),
+        trace_id=span_id(_get(raw, "traceId", "trace_id"), f"{where}.traceId"),
+        span_id=span_id(_get(raw, "spanId", "span_id"), f"{where}.spanId"),
+        parent_id=span_id(_get(raw, "parentSpanId", "parent_span_id"), f"{where}.parentSpanId"),
+        start_ns=_time(_get(raw, "startTimeUnixNano", "start_time_unix_nano"), f"{where}.startTimeUnixNano"),
+        end_ns=_time(_get(raw, "endTimeUnixNano", "end_time_unix_nano"), f"{where}.endTimeUnixNano"),
+        events=_events(raw.get("events"), f"{where}.events"),
+        status_code=status_code,
+        status_message=status_message,
+        order=order,
+        where=where,
+    )
+
+
+def is_export_request(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(_get(data, "resourceSpans", "resource_spans"), list)
+
+
+def iter_request_spans(request: Any, where: str = "$", start_order: int = 0) -> Iterator[Span]:
+    """The spans of one ``ExportTraceServiceRequest`` (``{"resourceSpans": [...]}``)."""
+    request = _dict(request, where)
+    order = start_order
+    resources = _get(request, "resourceSpans", "resource_spans")
+    for r, resource in enumerate(_list(resources, f"{where}.resourceSpans")):
+        resource_where = f"{where}.resourceSpans[{r}]"
+        resource = _dict(resource, resource_where)
+        scopes = _get(resource, "scopeSpans", "scope_spans")
+        scope_key = "scopeSpans"
+        if scopes is None:  # OTLP before 0.15 called them instrumentationLibrarySpans
+            scopes = _get(resource, "instrumentationLibrarySpans", "instrumentation_library_spans")
+            scope_key = "instrumentationLibrarySpans"
+        for s, scope in enumerate(_list(scopes, f"{resource_where}.{scope_key}")):
+            scope_where = f"{resource_where}.{scope_key}[{s}]"
+            scope = _dict(scope, scope_where)
+            for i, raw in enumerate(_list(scope.get("spans"), f"{scope_where}.spans")):
+                yield _otlp_span(raw, f"{scope_where}.spans[{i}]", order)
+                order += 1
+
+
+def is_sdk_json_span(data: Any) -> bool:
+    """The SDK's ``ReadableSpan.to_json()`` form (what ``ConsoleSpanExporter`` prints)."""
+    return (isinstance(data, dict) and isinstance(data.get("context"), dict)
+            and "span_id" in data["context"] and isinstance(data.get("attributes"), dict))
+
+
+def sdk_json_span(raw: dict[str, Any], where: str, order: int) -> Span:
+    from datetime import datetime
+
+    def iso_ns(value: Any, place: str) -> int | None:
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise InputError("a timestamp must be an ISO 8601 string", location=place)
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"not an ISO 8601 timestamp: {value!r}"[:120], location=place) from None
+        return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError("span has no name", location=f"{where}.name")
+    context = raw["context"]
+    status = raw.get("status") if isinstance(raw.get("status"), dict) else None
+    code, message = _status(status, f"{where}.status")
+    return Span(
+        name=name, attributes=dict(raw["attributes"]),
+        trace_id=span_id(context.get("trace_id"), f"{where}.context.trace_id"),
+        span_id=span_id(context.get("span_id"), f"{where}.context.span_id"),
+        parent_id=span_id(raw.get("parent_id"), f"{where}.parent_id"),
+        start_ns=iso_ns(raw.get("start_time"), f"{where}.start_time"),
+        end_ns=iso_ns(raw.get("end_time"), f"{where}.end_time"),
+        status_code=code, status_message=message,
+        events=_events(raw.get("events"), f"{where}.events"), order=order, where=where,
+    )
+
+
+def is_sdk_span(obj: Any) -> bool:
+    """A live SDK span (``ReadableSpan`` and subclasses), recognised without importing the SDK."""
+    module = type(obj).__module__ or ""
+    return module.startswith("opentelemetry.") and hasattr(obj, "attributes") and hasattr(obj, "start_time")
+
+
+def sdk_span(obj: Any, where: str, order: int) -> Span:
+    """Read a live ``ReadableSpan``: its attributes are already structured Python values."""
+    name = getattr(obj, "name", None)
+    if not isinstance(name, str) or not name:
+        raise InputError("span has no name", location=where)
+    context = getattr(obj, "context", None)
+    parent = getattr(obj, "parent", None)
+    status = getattr(obj, "status", None)
+    code_enum = getattr(status, "status_code", None)
+    code = int(getattr(code_enum, "value", 0) or 0) if code_enum is not None else 0
+    events = tuple((str(getattr(e, "name", "")), dict(getattr(e, "attributes", None) or {}))
+                   for e in (getattr(obj, "events", None) or ()))
+
+    def hex_id(ctx: Any, attr: str, width: int) -> str | None:
+        value = getattr(ctx, attr, None) if ctx is not None else None
+        return f"{value:0{width}x}" if isinstance(value, int) and value else None
+
+    return Span(
+        name=name, attributes=dict(getattr(obj, "attributes", None) or {}),
+        trace_id=hex_id(context, "trace_id", 32), span_id=hex_id(context, "span_id", 16),
+        parent_id=hex_id(parent, "span_id", 16),
+        start_ns=getattr(obj, "start_time", None), end_ns=getattr(obj, "end_time", None),
+        status_code=code if code in (0, 1, 2) else 0,
+        status_message=getattr(status, "description", None) or None,
+        events=events, order=order, where=where,
+    )
+
+
+def is_proto_request(obj: Any) -> bool:
+    """A live protobuf ``ExportTraceServiceRequest`` (or ``TracesData``)."""
+    return (type(obj).__module__ or "").startswith("opentelemetry.proto.") and hasattr(obj, "resource_spans")
+
+
+def proto_request_to_json(obj: Any) -> dict[str, Any]:
+    from google.protobuf.json_format import MessageToDict
+
+    return MessageToDict(obj)
