@@ -127,7 +127,7 @@ def open_client(
             return MCPHttpClient(entry.url, headers=entry.headers, timeout=timeout, **options)
         return MCPStdioClient(list(entry.command), env=entry.env or None, cwd=entry.cwd, timeout=timeout, **options)
     if server is not None:
-        raise InputError("--server needs --config FILE", hint="name the config file that defines the server")
+        raise InputError("--server needs --config FILE", hint="Name the config file that defines the server")
     if target is None or (isinstance(target, str) and not target.strip()) or (not isinstance(target, str) and not target):
         raise InputError(
             "no server given",
@@ -142,7 +142,7 @@ def open_client(
             argv = shlex.split(target)
         except ValueError as exc:
             raise InputError(f"cannot split the server command {target!r}: {exc}",
-                             hint="check the quotes") from None
+                             hint="Check the quotes") from None
     else:
         argv = [str(part) for part in target]
         if len(argv) == 1 and is_url(argv[0]):

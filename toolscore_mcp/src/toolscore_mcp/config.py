@@ -51,12 +51,12 @@ def load_server_entry(path: str | Path, name: str | None) -> ServerEntry:
         if len(names) != 1:
             raise InputError(
                 f"the file lists {len(names)} servers; choose one with --server",
-                file=path, hint=f"servers: {', '.join(names)}",
+                file=path, hint=f"Servers: {', '.join(names)}",
             )
         name = names[0]
     if name not in servers:
         raise InputError(f"no server named {name!r}", file=path, location=f"$.{key}",
-                         hint=f"servers in this file: {', '.join(names)}")
+                         hint=f"Servers in this file: {', '.join(names)}")
     entry = servers[name]
     where = f"$.{key}.{name}"
     if not isinstance(entry, dict):

@@ -279,7 +279,8 @@ class MCPClient:
             raise
         self.discover_result = result
         self.protocol_version = MODERN_VERSION
-        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        meta_value = result.get("_meta")
+        meta: dict[str, Any] = meta_value if isinstance(meta_value, dict) else {}
         info = meta.get(META_SERVER_INFO) or result.get("serverInfo") or {}
         self.server_info = dict(info) if isinstance(info, dict) else {}
         caps = result.get("capabilities")
@@ -304,11 +305,14 @@ class MCPClient:
             self.era = None
             raise MCPConnectionError(
                 f"{self.describe()}: no answer to initialize within {exc.timeout:g} s",
-                hint="check that the command starts an MCP server on stdio, or raise --timeout",
+                hint="Check that the command starts an MCP server on stdio, or raise --timeout",
             ) from None
         except MCPRemoteError as exc:
             self.era = None
             raise MCPConnectionError(f"{self.describe()} refused initialize: {exc.message}") from None
+        except MCPProtocolError as exc:
+            self.era = None
+            raise MCPConnectionError(f"{self.describe()} did not answer initialize properly: {exc}") from None
         version = result.get("protocolVersion")
         self.protocol_version = version if isinstance(version, str) else None
         info = result.get("serverInfo")
@@ -325,7 +329,7 @@ class MCPClient:
         code = f" with code {exc.exit_code}" if exc.exit_code is not None else ""
         return MCPConnectionError(
             f"{self.describe()} exited{code} before answering {method}",
-            hint=f"its stderr ends with: {tail}" if tail else "it printed nothing on stderr",
+            hint=f"Its stderr ends with: {tail}" if tail else "It printed nothing on stderr",
         )
 
     # -- tools -------------------------------------------------------------------------
@@ -389,7 +393,7 @@ class MCPClient:
             version=_str_or_none(self.server_info.get("version")),
             instructions=self.instructions,
             protocol_version=self.protocol_version,
-            tools=tuple(tool_definition(tool) for tool in tools),
+            tools=tuple(tool_definition(tool) for tool in tools),  # type: ignore[misc]
         )
 
 

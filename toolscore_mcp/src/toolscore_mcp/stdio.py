@@ -84,7 +84,7 @@ class MCPStdioClient(MCPClient):
         if os.sep not in executable and shutil.which(executable, path=search_path) is None:
             raise MCPConnectionError(
                 f"cannot start the server: command not found: {executable}",
-                hint="check the spelling, install it, or give its full path",
+                hint="Check the spelling, install it, or give its full path",
             )
         try:
             self.process = subprocess.Popen(
