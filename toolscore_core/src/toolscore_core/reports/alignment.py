@@ -79,13 +79,10 @@ def _argument_problems(expected: ExpectedCall, actual: ToolCall, pair: CallPair 
 
 
 def _plain_equal(want: Any, got: Any) -> bool:
-    # Used only when the pairing did not score an argument: strict equality, bool != int.
-    if isinstance(want, bool) != isinstance(got, bool):
-        return False
-    matches = getattr(want, "matches", None)
-    if callable(matches):
-        return bool(matches(got))
-    return bool(want == got)
+    # Used only when the pairing did not score an argument: the scorer's own comparison.
+    from toolscore_core.matchers import matches
+
+    return matches(want, got)
 
 
 def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:

@@ -111,13 +111,14 @@ def top_issues(evaluation: Evaluation, limit: int = MAX_ISSUES) -> tuple[Issue, 
 
     issues: list[Issue] = []
     for item in verdict.top_issues(evaluation)[:limit]:
-        if isinstance(item, Issue):
-            issues.append(item)
-            continue
-        get = item.get if isinstance(item, dict) else lambda k, _i=item: getattr(_i, k, None)
-        subject = get("subject") or get("tool") or get("code") or ""
-        problem = get("problem") or get("message") or ""
-        issues.append(Issue(safe_text(subject, 60), safe_text(problem), safe_text(get("fix")) or None))
+        if isinstance(item, tuple):  # (tool, problem, fix)
+            subject, problem, fix = (*item, None, None, None)[:3]
+        else:
+            get = item.get if isinstance(item, dict) else lambda k, _i=item: getattr(_i, k, None)
+            subject = get("tool") or get("subject") or get("code")
+            problem = get("problem") or get("message")
+            fix = get("fix")
+        issues.append(Issue(safe_text(subject or "", 60), safe_text(problem or ""), safe_text(fix) or None))
     return tuple(issues)
 
 

@@ -1,0 +1,278 @@
+"""``toolscore eval`` and ``toolscore regression``: score a trace in CI, and catch drift.
+
+Exit codes follow the whole CLI: 0 the check passed, 1 it failed (score under the bar,
+violations with ``--fail-on-violations``, a regression), 2 the input could not be used
+(one paragraph naming the file and the place in it, never a traceback).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from toolscore_core.cli import run_command
+from toolscore_core.cli._app import App
+from toolscore_core.errors import InputError
+
+REPORT_SUBJECT = "evaluation"
+
+
+def parse_weights(values: tuple[str, ...]) -> dict[str, float] | None:
+    """``("required_call_recall=0.3",)`` -> ``{"required_call_recall": 0.3}``."""
+    if not values:
+        return None
+    weights: dict[str, float] = {}
+    for raw in values:
+        name, sep, number = raw.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InputError(f"--weight {raw!r} is not NAME=VALUE", expected="e.g. --weight required_call_recall=0.3")
+        try:
+            value = float(number)
+        except ValueError:
+            raise InputError(f"--weight {raw!r}: {number!r} is not a number",
+                             expected="e.g. --weight sequence=0.5") from None
+        if not value >= 0 or value == float("inf"):
+            raise InputError(f"--weight {raw!r}: a weight must be a finite number >= 0")
+        weights[name] = value
+    return weights
+
+
+def check_unit(name: str, value: float | None) -> float | None:
+    if value is not None and not 0 <= value <= 1:
+        raise InputError(f"{name} {value:g} is outside 0..1", hint=f"Write a fraction, e.g. {name} 0.9 for 90%")
+    return value
+
+
+def find_exporter(app: App, report: str) -> Any:
+    from toolscore_core.interfaces import exporter_name
+    from toolscore_core.registry import instantiate
+
+    registry = app.registry("exporters")
+    name = exporter_name(REPORT_SUBJECT, report)
+    item = registry.get_or_none(name)
+    if item is None:
+        prefix = f"{REPORT_SUBJECT}-"
+        known = ", ".join(n[len(prefix):] for n in registry.names() if n.startswith(prefix))
+        raise InputError(f"--report {report!r} is not an installed report format", expected=f"one of: {known}")
+    return instantiate(item)
+
+
+def _read_gold(gold: str) -> Any:
+    from toolscore_core.contracts import load_contract
+
+    return load_contract(Path(gold))
+
+
+def _read_forbidden(path: str | None) -> list[Any]:
+    if path is None:
+        return []
+    from toolscore_core.contracts import load_forbidden
+
+    return list(load_forbidden(Path(path)))
+
+
+def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None, forbidden_file: str | None,
+                   weights: dict[str, float] | None, min_score: float | None,
+                   mode: str | None) -> tuple[Any, list[Any]]:
+    """Read the gold, forbidden and trace files and evaluate; command-line options win
+    over what the gold file says."""
+    from toolscore_core.evaluation import evaluate
+    from toolscore_core.traces import load_trace_file
+
+    contract = _read_gold(gold)
+    forbidden = [*contract.forbidden, *_read_forbidden(forbidden_file)]
+    actual = load_trace_file(Path(trace), format=trace_format, pm=app.pm)
+    merged_weights = {**contract.weights, **(weights or {})} or None
+    return evaluate(
+        list(contract.expected),
+        actual,
+        forbidden or None,
+        merged_weights,
+        mode=mode or contract.mode,
+        min_score=min_score if min_score is not None else contract.min_score,
+        plugin_manager=app.pm,
+    ), forbidden
+
+
+def write_report(exporter: Any, evaluation: Any, output: str | None, *, forbidden: list[Any]) -> None:
+    options = {"forbidden": forbidden}
+    if output is None:
+        exporter.export(evaluation, click.get_text_stream("stdout"), **options)
+        return
+    target = Path(output)
+    try:
+        with target.open("w", encoding="utf-8", newline="\n") as stream:
+            exporter.export(evaluation, stream, **options)
+    except OSError as exc:
+        raise InputError(f"cannot write the report ({exc.strerror})", file=target) from None
+
+
+def violation_count(evaluation: Any) -> int:
+    from toolscore_core.reports.baseline import counts
+
+    found = counts(evaluation)
+    return found["policy_violations"] + found["credentials"]
+
+
+def _stdout() -> IO[str]:
+    return click.get_text_stream("stdout")
+
+
+@click.command("eval")
+@click.argument("gold", metavar="GOLD")
+@click.argument("trace", metavar="TRACE")
+@click.option("--format", "trace_format", metavar="NAME",
+              help="Trace format (default: detected). See `toolscore plugins` for the installed ones.")
+@click.option("--forbidden", "forbidden_file", metavar="FILE",
+              help="JSON/YAML list of calls the agent must never make: {tool, args, reason}.")
+@click.option("--fail-on-violations", is_flag=True,
+              help="Exit 1 when any forbidden call or credential in tool arguments is found.")
+@click.option("--weight", "weight_options", multiple=True, metavar="NAME=VALUE",
+              help="Re-weight a metric (repeatable); weights are renormalised to sum to 1.")
+@click.option("--min-score", type=float, metavar="X", help="Exit 1 when the score is below X (0..1).")
+@click.option("--mode", metavar="MODE",
+              help="Order mode: strict, in_order, unordered, subset, superset (default: sequence accuracy).")
+@click.option("--report", default="console", show_default=True, metavar="FORMAT",
+              help="console, md, html, json or junit (or a plugin's format).")
+@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE (the console summary still prints).")
+@click.option("--save-baseline", metavar="FILE", help="Save the figures of this run for `toolscore regression`.")
+@click.pass_obj
+@run_command
+def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forbidden_file: str | None,
+                 fail_on_violations: bool, weight_options: tuple[str, ...], min_score: float | None,
+                 mode: str | None, report: str, output: str | None, save_baseline: str | None) -> None:
+    """Score the tool calls in TRACE against the expected calls in GOLD.
+
+    GOLD is a JSON or YAML list of expected calls ({"tool": NAME, "args": {...}}; omit
+    "args" to leave them unchecked; matchers such as {"$regex": "FL-\\d+"} loosen single
+    arguments) or an object with "expected", "forbidden", "weights", "min_score", "mode".
+    TRACE is any format an installed adapter reads (an MCP recording, OpenTelemetry spans,
+    SDK output, a list of call dicts).
+
+    \b
+    Examples:
+      toolscore eval gold.json session.json
+      toolscore eval gold.json trace.json --min-score 0.9
+      toolscore eval gold.json trace.json --forbidden forbidden.json --fail-on-violations
+      toolscore eval gold.yaml trace.json --weight required_call_recall=0.3
+      toolscore eval gold.json trace.json --report html -o report.html
+      toolscore eval gold.json trace.json --report junit -o toolscore.xml
+      toolscore eval gold.json trace.json --save-baseline baseline.json
+
+    Exit codes: 0 ok, 1 score below --min-score or violations with --fail-on-violations,
+    2 bad input.
+    """
+    weights = parse_weights(weight_options)
+    check_unit("--min-score", min_score)
+    exporter = find_exporter(app, report)
+    evaluation, forbidden = evaluate_files(app, gold, trace, trace_format=trace_format,
+                                           forbidden_file=forbidden_file, weights=weights,
+                                           min_score=min_score, mode=mode)
+    write_report(exporter, evaluation, output, forbidden=forbidden)
+    out = _stdout()
+    if output is not None:
+        find_exporter(app, "console").export(evaluation, out)
+        click.echo(f"Wrote the {report} report to {output}")
+    if save_baseline:
+        from toolscore_core.reports.baseline import save_baseline as save
+
+        save(evaluation, save_baseline, gold_file=gold, trace_file=trace)
+        click.echo(f"Saved baseline to {save_baseline} (score {evaluation.score * 100:.1f}%)")
+
+    from toolscore_core.assertions import below_bar
+
+    failed = False
+    if below_bar(evaluation.score, evaluation.min_score):
+        click.echo(f"FAIL score {evaluation.score * 100:.1f}% is below the required "
+                   f"{evaluation.min_score * 100:.1f}% (--min-score)")
+        failed = True
+    if fail_on_violations:
+        found = violation_count(evaluation)
+        if found:
+            click.echo(f"ERROR {found} forbidden call(s) or credential(s) found (--fail-on-violations)")
+            failed = True
+    if failed:
+        sys.exit(1)
+
+
+@click.command("regression")
+@click.argument("baseline", metavar="BASELINE")
+@click.argument("trace", metavar="TRACE")
+@click.option("--gold-file", required=True, metavar="GOLD", help="The gold file the baseline was scored against.")
+@click.option("--tolerance", type=float, default=0.0, show_default=True, metavar="X",
+              help="How far (0..1) the score may fall below the baseline before it counts as a regression.")
+@click.option("--format", "trace_format", metavar="NAME", help="Trace format (default: detected).")
+@click.option("--forbidden", "forbidden_file", metavar="FILE", help="Forbidden-calls file, as for `eval`.")
+@click.pass_obj
+@run_command
+def regression_command(app: App, baseline: str, trace: str, gold_file: str, tolerance: float,
+                       trace_format: str | None, forbidden_file: str | None) -> None:
+    """Compare TRACE with a saved BASELINE; exit 1 when it regressed.
+
+    A regression is a score that fell by more than --tolerance, or more forbidden calls
+    or credentials in tool arguments than the baseline run had. The score is computed with
+    the weights and order mode stored in the baseline, so the two are comparable.
+
+    \b
+    Examples:
+      toolscore eval gold.json trace.json --save-baseline baseline.json   # once
+      toolscore regression baseline.json new_trace.json --gold-file gold.json
+      toolscore regression baseline.json new_trace.json --gold-file gold.json --tolerance 0.05
+
+    Exit codes: 0 no regression, 1 regression, 2 bad input.
+    """
+    from toolscore_core.reports.baseline import compare, load_baseline
+
+    check_unit("--tolerance", tolerance)
+    base = load_baseline(baseline)
+    evaluation, _ = evaluate_files(app, gold_file, trace, trace_format=trace_format,
+                                   forbidden_file=forbidden_file, weights=base.get("weights") or None,
+                                   min_score=None, mode=base.get("mode") if base.get("mode") != "default" else None)
+    comparison = compare(base, evaluation, tolerance)
+    print_comparison(comparison, _stdout())
+    if comparison.regressed:
+        for reason in comparison.reasons():
+            click.echo(f"REGRESSION {reason}")
+        sys.exit(1)
+    click.echo(f"PASS no regression (score {evaluation.score * 100:.1f}%, baseline "
+               f"{float(base['score']) * 100:.1f}%, tolerance {tolerance * 100:.1f} points)")
+
+
+def print_comparison(comparison: Any, stream: IO[str]) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from toolscore_core.reports.console import make_console
+
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{value * 100:.1f}%"
+
+    def signed(delta: float | None, scale: float = 100.0, unit: str = "") -> str:
+        if delta is None:
+            return "n/a"
+        if abs(delta) < 1e-9:
+            return "="
+        return f"{delta * scale:+.1f}{unit}" if scale != 1 else f"{delta:+.0f}"
+
+    table = Table(title="Baseline vs current", box=box.SQUARE)
+    table.add_column("Metric")
+    table.add_column("Baseline", justify="right")
+    table.add_column("Current", justify="right")
+    table.add_column("Change", justify="right")
+    for change in (comparison.score, *comparison.metrics):
+        style = "bold red" if change.regressed else None
+        table.add_row(change.name.replace("_", " "), pct(change.baseline), pct(change.current),
+                      Text(signed(change.delta, unit=" pts"), style=style or ""))
+    for change in comparison.counts:
+        base = "n/a" if change.baseline is None else str(int(change.baseline))
+        table.add_row(change.name.replace("_", " "), base, str(int(change.current or 0)),
+                      Text(signed(change.delta, scale=1), style="bold red" if change.regressed else ""))
+    make_console(stream).print(table)
+
+
+__all__ = ["eval_command", "parse_weights", "regression_command"]

@@ -1,0 +1,133 @@
+"""``expect(agent_or_trace)``: the tool-call test that reads like the requirement.
+
+::
+
+    expect(agent).on("book me a flight to NYC") \\
+        .calls("search_flights", origin=ANY, destination="NYC") \\
+        .then_calls("book_flight", flight_id=Regex(r"FL-\\d+")) \\
+        .does_not_call("cancel_booking") \\
+        .with_score(0.9) \\
+        .run()
+
+Each step returns a new, independent expectation, so a shared base can be extended in
+several tests without one test's calls leaking into another's. ``.calls("tool")`` with no
+keyword arguments checks only that the tool was called; keyword arguments are checked
+(plain values exactly, matchers as they say). ``.run()`` raises
+:class:`~toolscore_core.assertions.ToolscoreAssertionError` with the same table as
+``assert_tools`` and returns the :class:`~toolscore_core.model.Evaluation` otherwise.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import attrs
+
+from toolscore_core.assertions import DEFAULT_MIN_SCORE, check
+from toolscore_core.errors import InputError
+from toolscore_core.model import Evaluation, ExpectedCall, ForbiddenRule, Trace
+
+_UNSET: Any = object()
+
+
+@attrs.frozen
+class Expectation:
+    """What the agent (or a recorded trace) must do; built step by step, checked by ``run``."""
+
+    subject: Any
+    prompt: Any = _UNSET
+    expected: tuple[ExpectedCall, ...] = ()
+    forbidden: tuple[ForbiddenRule, ...] = ()
+    min_score: float | None = None
+    options: dict[str, Any] = attrs.field(factory=dict)
+
+    # -- building -------------------------------------------------------------------------
+    def on(self, prompt: Any) -> Expectation:
+        """The input the agent is run with."""
+        return attrs.evolve(self, prompt=prompt)
+
+    def calls(self, tool: str, /, **args: Any) -> Expectation:
+        """The agent calls ``tool``; listed keyword arguments are checked, others are not."""
+        return self._add(tool, args)
+
+    def then_calls(self, tool: str, /, **args: Any) -> Expectation:
+        """The agent calls ``tool`` after the previous expected call (order is scored)."""
+        if not self.expected:
+            raise InputError("then_calls() needs an earlier calls()", hint="Start the chain with .calls(TOOL)")
+        return self._add(tool, args)
+
+    def does_not_call(self, tool: str | None, /, **args: Any) -> Expectation:
+        """The agent must never call ``tool`` (with these arguments, when given)."""
+        if tool is not None and (not isinstance(tool, str) or not tool):
+            raise InputError(f"does_not_call() needs a tool name, not {tool!r}")
+        rule = ForbiddenRule(tool=tool, args=args or None, reason="forbidden by does_not_call()")
+        return attrs.evolve(self, forbidden=(*self.forbidden, rule))
+
+    def with_score(self, min_score: float) -> Expectation:
+        """The lowest acceptable score, in [0, 1] (default 0.9 when calls are expected)."""
+        if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0 <= min_score <= 1:
+            raise InputError(f"with_score() needs a number between 0 and 1, not {min_score!r}")
+        return attrs.evolve(self, min_score=float(min_score))
+
+    def with_options(self, **evaluate_kwargs: Any) -> Expectation:
+        """Extra arguments for :func:`toolscore.evaluate` (``mode=``, ``weights=``, ``format=``)."""
+        return attrs.evolve(self, options={**self.options, **evaluate_kwargs})
+
+    def _add(self, tool: str, args: dict[str, Any]) -> Expectation:
+        if not isinstance(tool, str) or not tool:
+            raise InputError(f"a tool name must be a non-empty string, not {tool!r}")
+        call = ExpectedCall(tool=tool, args=dict(args) if args else None)
+        return attrs.evolve(self, expected=(*self.expected, call))
+
+    # -- checking -------------------------------------------------------------------------
+    def _bar(self) -> float | None:
+        if self.min_score is not None:
+            return self.min_score
+        # With only does_not_call() rules there is nothing to score: only the rules count.
+        return DEFAULT_MIN_SCORE if self.expected else None
+
+    def _is_agent(self) -> bool:
+        return callable(self.subject) and not isinstance(self.subject, (Trace, list, tuple, dict))
+
+    def _response(self) -> Any:
+        if not self._is_agent():
+            if self.prompt is not _UNSET:
+                raise InputError("on(prompt) was given but expect() received a trace, not an agent",
+                                 hint="Pass the agent callable to expect(), or drop .on(...)")
+            return self.subject
+        if self.prompt is _UNSET:
+            raise InputError("expect(agent) needs .on(prompt) to know what to ask the agent")
+        return self.subject(self.prompt)
+
+    def _check(self, response: Any) -> Evaluation:
+        from toolscore_core.evaluation import evaluate
+
+        bar = self._bar()
+        evaluation = evaluate(list(self.expected), response, forbidden=list(self.forbidden) or None,
+                              min_score=bar, **self.options)
+        return check(evaluation, bar)
+
+    def run(self) -> Evaluation:
+        """Run the agent (if any), evaluate, and raise on failure; returns the Evaluation."""
+        response = self._response()
+        if inspect.isawaitable(response):
+            if inspect.iscoroutine(response):
+                response.close()
+            raise TypeError("the agent is async: use `await expect(agent)...run_async()`")
+        return self._check(response)
+
+    async def run_async(self) -> Evaluation:
+        """:meth:`run` for async agents (sync agents and traces work too)."""
+        response = self._response()
+        if inspect.isawaitable(response):
+            response = await response
+        return self._check(response)
+
+
+def expect(agent_or_trace: Any) -> Expectation:
+    """Start an expectation about an agent (a callable) or a trace it already produced."""
+    return Expectation(subject=agent_or_trace)
+
+
+__all__ = ["Expectation", "expect"]
