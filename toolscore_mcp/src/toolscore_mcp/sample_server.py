@@ -25,72 +25,61 @@ SERVER_NAME = "notes-server"
 SERVER_VERSION = "1.0.0"
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 
+# Kept compact on purpose: every definition is sent to the model on every turn, and the
+# scorecard reports what each one costs (about 80, 59, 48, 52 and 64 estimated tokens).
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "create_note",
-        "description": "Create a note with a title, an optional body and tags; returns its id.",
+        "description": "Create a note with a title and an optional body, then return the new note's id.",
         "inputSchema": {
             "type": "object",
             "properties": {
-                "title": {"type": "string", "description": "Short title", "minLength": 1, "maxLength": 200},
-                "body": {"type": "string", "description": "Note text"},
-                "tags": {"type": "array", "items": {"type": "string"}, "description": "Labels"},
+                "title": {"type": "string", "description": "Title of the note", "maxLength": 200},
+                "body": {"type": "string", "description": "Text of the note"},
             },
             "required": ["title"],
-            "additionalProperties": False,
         },
     },
     {
         "name": "list_notes",
-        "description": "List saved notes, newest first, optionally by tag.",
+        "description": "List notes, newest first.",
         "inputSchema": {
             "type": "object",
-            "properties": {
-                "limit": {"type": "integer", "description": "Max notes", "minimum": 1, "maximum": 100},
-                "tag": {"type": "string", "description": "Only this tag"},
-            },
-            "additionalProperties": False,
+            "properties": {"limit": {"type": "integer", "description": "Max", "minimum": 1, "maximum": 100}},
+            "required": [],
         },
         "annotations": {"readOnlyHint": True},
     },
     {
         "name": "search_notes",
-        "description": "Search.",
+        "description": "Search.",  # defect: too short to tell a model what the tool does
         "inputSchema": {
             "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "Words to find"},
-                "limit": {"type": "integer", "description": "Max hits", "minimum": 1, "maximum": 50},
-            },
+            "properties": {"query": {"type": "string", "description": "Text", "minLength": 1, "maxLength": 99}},
             "required": ["query"],
-            "additionalProperties": False,
         },
-        "annotations": {"readOnlyHint": True},
     },
     {
         "name": "delete_note",
-        "description": "Delete a note by its id. Deleting a missing note is a no-op.",
+        "description": "Delete a note.",
         "inputSchema": {
             "type": "object",
             "properties": {
-                "note_id": {"description": "Id of the note"},
-                "purge": {"type": "boolean", "description": "Skip the trash"},
+                "note_id": {"description": "Note id"},  # defect: no "type"
+                "purge": {"type": "boolean", "description": "Purge"},
             },
             "required": ["note_id"],
-            "additionalProperties": False,
         },
-        "annotations": {"destructiveHint": True, "idempotentHint": True},
     },
     {
         "name": "export_notes",
-        "description": "Export every note as one document in the chosen format.",
+        "description": "Export all notes as a file.",
         "inputSchema": {
             "type": "object",
             "properties": {
-                "format": {"type": "string", "enum": ["markdown", "json", "csv"], "description": "Output format"},
+                "format": {"type": "string", "enum": ["markdown", "json", "csv"], "description": "Format"},
             },
             "required": ["format"],
-            "additionalProperties": False,
         },
         "annotations": {"readOnlyHint": True},
     },
@@ -159,23 +148,20 @@ class NotesStore:
         self.notes: dict[str, dict[str, Any]] = {}
         self._next_id = 1
 
-    def create_note(self, title: str, body: str = "", tags: list[str] | None = None) -> dict[str, Any]:
+    def create_note(self, title: str, body: str = "") -> dict[str, Any]:
         note_id = f"n{self._next_id}"
         self._next_id += 1
-        self.notes[note_id] = {"id": note_id, "title": title, "body": body, "tags": list(tags or [])}
+        self.notes[note_id] = {"id": note_id, "title": title, "body": body}
         return {"id": note_id}
 
-    def list_notes(self, limit: int = 20, tag: str | None = None) -> dict[str, Any]:
-        notes = [n for n in reversed(self.notes.values()) if tag is None or tag in n["tags"]]
+    def list_notes(self, limit: int = 20) -> dict[str, Any]:
+        notes = list(reversed(self.notes.values()))
         return {"notes": notes[:limit], "total": len(notes)}
 
-    def search_notes(self, query: str, limit: int = 10) -> dict[str, Any]:
+    def search_notes(self, query: str) -> dict[str, Any]:
         words = query.lower().split()
-        hits = [
-            n for n in self.notes.values()
-            if all(w in (n["title"] + " " + n["body"]).lower() for w in words)
-        ]
-        return {"hits": hits[:limit]}
+        hits = [n for n in self.notes.values() if all(w in (n["title"] + " " + n["body"]).lower() for w in words)]
+        return {"hits": hits[:10]}
 
     def delete_note(self, note_id: Any, purge: bool = False) -> dict[str, Any]:
         if not isinstance(note_id, str):

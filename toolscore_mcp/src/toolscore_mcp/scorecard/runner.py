@@ -1,0 +1,372 @@
+"""Runs the generated scenarios against a live server and checks its annotations.
+
+Why it is careful: the point of grading a server is to survive its worst behaviour. A tool
+that never answers costs at most the per-call timeout (the request is cancelled), and after
+``max_timeouts`` of them the tool's other scenarios are skipped with a finding; an overall
+deadline bounds the whole run; a crash restarts the server and the run goes on.
+
+Blame: with one call in flight a crash or a timeout belongs to that call. With several in
+flight (``concurrency`` > 1) every call that was in flight is a suspect, and suspects are
+re-run alone after the concurrent phase, so the finding lands on the call that really
+crashes or hangs the server, not on its neighbours.
+
+Tools annotated ``destructiveHint`` (or named delete/drop/remove/...) are only called with
+``allow_destructive``. Annotations are checked against behaviour afterwards, one call at
+a time: an ``idempotentHint`` tool called twice with the same arguments must answer the
+same, and calling a ``readOnlyHint`` tool must not change what the read tools return.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+import attrs
+
+from toolscore_core.model import Finding, ToolDefinition
+from toolscore_mcp.scorecard.generator import GeneratedScenarios, generate_for_tool
+from toolscore_mcp.scorecard.judge import answer_text, judge
+from toolscore_mcp.scorecard.model import Scenario, ScenarioResult
+
+DESTRUCTIVE_WORDS = frozenset({"delete", "drop", "remove", "destroy", "purge", "erase", "wipe", "truncate",
+                               "kill", "rm", "unlink", "revoke", "reset", "overwrite", "del"})
+MAX_RESTARTS = 10
+MAX_READ_PROBES = 5
+
+Progress = Callable[[int, int], None]
+
+
+@attrs.frozen
+class RunOptions:
+    """How hard and how long to exercise the server (the ``mcp test`` options)."""
+
+    scenarios_per_tool: int | None = 6  # None: every generated scenario
+    concurrency: int = 1
+    timeout: float = 10.0  # seconds per call
+    deadline: float = 300.0  # seconds for the whole run
+    allow_destructive: bool = False
+    max_timeouts: int = 2  # timeouts of one tool before its other scenarios are skipped
+    max_result_bytes: int = 1_000_000
+    slow_seconds: float = 5.0
+    check_annotations: bool = True
+
+
+@attrs.frozen
+class RunOutcome:
+    """Everything the runner observed, before grading."""
+
+    results: tuple[ScenarioResult, ...]
+    generated: dict[str, GeneratedScenarios]
+    planned: dict[str, int]  # scenarios chosen per tool
+    findings: tuple[Finding, ...]
+    skipped: dict[str, str]  # tool -> why (some of) its scenarios were not run
+    not_run: int
+    duration: float
+    restarts: int
+
+
+def is_destructive(tool: ToolDefinition) -> bool:
+    """Annotated destructive, or named like it (unless annotated read-only / non-destructive)."""
+    hints = tool.annotations or {}
+    if hints.get("destructiveHint") is True:
+        return True
+    if hints.get("readOnlyHint") is True or hints.get("destructiveHint") is False:
+        return False
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", tool.name).lower()
+    return any(word in DESTRUCTIVE_WORDS for word in re.split(r"[^a-z0-9]+", words))
+
+
+def restart_client(client: Any) -> None:
+    """A fresh server process and session (the client's own ``restart`` when it has one)."""
+    if hasattr(client, "restart"):
+        client.restart()
+        return
+    client.close()
+    client.start()
+    client.initialize()
+
+
+class ScenarioRunner:
+    """One run against one open client (``toolscore_mcp.client``: ``call_tool`` -> CallOutcome)."""
+
+    def __init__(self, client: Any, tools: Sequence[ToolDefinition], options: RunOptions | None = None,
+                 *, progress: Progress | None = None) -> None:
+        self.client = client
+        self.tools = list(tools)
+        self.options = options or RunOptions()
+        self.progress = progress
+        self.findings: list[Finding] = []
+        self.skipped: dict[str, str] = {}
+        self.results: dict[int, ScenarioResult] = {}
+        self.timeouts: Counter[str] = Counter()
+        self.generation = 0
+        self.restarts = 0
+        self.dead = False
+        self._started = 0.0
+        self._done = 0
+        self._total = 0
+
+    # -- time ----------------------------------------------------------------------------
+    def _remaining(self) -> float:
+        return self.options.deadline - (time.monotonic() - self._started)
+
+    def _call_timeout(self) -> float:
+        return max(0.05, min(self.options.timeout, self._remaining()))
+
+    # -- the run -------------------------------------------------------------------------
+    def run(self) -> RunOutcome:
+        self._started = time.monotonic()
+        generated: dict[str, GeneratedScenarios] = {}
+        plan: list[Scenario] = []
+        planned: dict[str, int] = {}
+        for tool in self.tools:
+            scenarios = generate_for_tool(tool)
+            generated[tool.name] = scenarios
+            self.findings.extend(scenarios.findings)
+            chosen = scenarios.select(self.options.scenarios_per_tool)
+            planned[tool.name] = len(chosen)
+            if is_destructive(tool) and not self.options.allow_destructive:
+                self.skipped[tool.name] = "destructive: not called without --allow-destructive"
+                self.findings.append(Finding(
+                    severity="info", code="destructive-not-called", tool=tool.name,
+                    message="not called: annotated or named as destructive",
+                    fix="Run with --allow-destructive against a disposable instance to test it."))
+                continue
+            plan.extend(chosen)
+        self._total = len(plan)
+        indexed = list(enumerate(plan))
+        suspects = self._concurrent_phase(indexed) if self.options.concurrency > 1 else indexed
+        self._sequential_phase(suspects)
+        not_run = len(plan) - len(self.results)
+        if not_run and self._remaining() <= 0:
+            self.findings.append(Finding(
+                severity="warning", code="deadline-reached",
+                message=f"the {self.options.deadline:g} s deadline ended the run; {not_run} scenario(s) not run",
+                fix="Raise --deadline or lower --timeout; the grade covers only the scenarios that ran."))
+        if self.options.check_annotations and not self.dead and self._remaining() > 0:
+            self._check_annotations(plan)
+        ordered = tuple(self.results[i] for i in sorted(self.results))
+        self.findings[:0] = aggregate_findings(ordered, self.options)
+        return RunOutcome(results=ordered, generated=generated, planned=planned, findings=tuple(self.findings),
+                          skipped=dict(self.skipped), not_run=not_run, duration=time.monotonic() - self._started,
+                          restarts=self.restarts)
+
+    def _record(self, index: int, result: ScenarioResult) -> None:
+        self.results[index] = result
+        self._done += 1
+        if self.progress is not None:
+            self.progress(self._done, self._total)
+
+    def _call(self, scenario: Scenario) -> tuple[Any, int]:
+        generation = self.generation
+        outcome = self.client.call_tool(scenario.tool, scenario.args, timeout=self._call_timeout())
+        return outcome, generation
+
+    def _restart(self, seen_generation: int) -> None:
+        """Restart once per crash, however many calls noticed it."""
+        if seen_generation != self.generation or self.dead:
+            return
+        if self.restarts >= MAX_RESTARTS:
+            self._give_up(f"the server crashed {self.restarts + 1} times; stopped restarting it")
+            return
+        try:
+            restart_client(self.client)
+        except Exception as exc:  # a server that no longer starts ends the run, not the program
+            self._give_up(f"the server could not be restarted after a crash: {exc}")
+            return
+        self.restarts += 1
+        self.generation += 1
+
+    def _give_up(self, message: str) -> None:
+        self.dead = True
+        self.findings.append(Finding(severity="error", code="server-unrecoverable", message=message,
+                                     fix="Make the server survive bad input: catch errors per call."))
+
+    def _skip_after_timeouts(self, tool: str) -> None:
+        if tool not in self.skipped:
+            self.skipped[tool] = f"skipped after {self.timeouts[tool]} timeouts"
+
+    def _concurrent_phase(self, plan: list[tuple[int, Scenario]]) -> list[tuple[int, Scenario]]:
+        """Run with N calls in flight; return the suspects to re-run alone."""
+        queue = deque(plan)
+        suspects: list[tuple[int, Scenario]] = []
+        hung: Counter[str] = Counter()
+        in_flight: dict[Future[tuple[Any, int]], tuple[int, Scenario]] = {}
+        with ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="mcp-test") as pool:
+            while queue or in_flight:
+                while queue and len(in_flight) < self.options.concurrency and not self.dead and self._remaining() > 0:
+                    index, scenario = queue.popleft()
+                    if hung[scenario.tool] >= self.options.max_timeouts:
+                        suspects.append((index, scenario))  # no more hung calls: decide alone later
+                        continue
+                    in_flight[pool.submit(self._call, scenario)] = (index, scenario)
+                if not in_flight:
+                    break
+                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                for future in done:
+                    index, scenario = in_flight.pop(future)
+                    outcome, generation = future.result()
+                    if outcome.crashed:
+                        self._restart(generation)
+                        suspects.append((index, scenario))
+                    elif outcome.timed_out:
+                        hung[scenario.tool] += 1
+                        suspects.append((index, scenario))
+                    else:
+                        self._record(index, judge(scenario, outcome, max_result_bytes=self.options.max_result_bytes))
+        suspects.extend(queue)
+        return sorted(suspects, key=lambda pair: pair[0])
+
+    def _sequential_phase(self, plan: list[tuple[int, Scenario]]) -> None:
+        for index, scenario in plan:
+            if self.dead or self._remaining() <= 0:
+                return
+            if scenario.tool in self.skipped:
+                continue
+            outcome, generation = self._call(scenario)
+            result = judge(scenario, outcome, max_result_bytes=self.options.max_result_bytes)
+            self._record(index, result)
+            if outcome.crashed:
+                self._restart(generation)
+            elif outcome.timed_out:
+                self.timeouts[scenario.tool] += 1
+                if self.timeouts[scenario.tool] >= self.options.max_timeouts:
+                    self._skip_after_timeouts(scenario.tool)
+
+    # -- annotations ---------------------------------------------------------------------
+    def _fingerprint(self, tool: str, args: dict[str, Any]) -> str | None:
+        """What a call answered, comparable across calls (None: no usable answer)."""
+        if self._remaining() <= 0 or self.dead:
+            return None
+        outcome, generation = self._call(Scenario(tool, "annotation_check", "happy", "answer", args, ""))
+        if outcome.crashed:
+            self._restart(generation)
+            return None
+        if outcome.timed_out or outcome.protocol_error:
+            return None
+        structured = outcome.result.get("structuredContent") if isinstance(outcome.result, dict) else None
+        return json.dumps([outcome.is_error, outcome.error, answer_text(outcome.result), structured],
+                          sort_keys=True, default=str, ensure_ascii=False)
+
+    def _check_annotations(self, plan: list[Scenario]) -> None:
+        first_args: dict[str, dict[str, Any]] = {}
+        passing_args: dict[str, dict[str, Any]] = {}
+        for index, scenario in enumerate(plan):
+            if scenario.category != "happy":
+                continue
+            first_args.setdefault(scenario.tool, scenario.args)
+            result = self.results.get(index)
+            if result is not None and result.passed:
+                passing_args.setdefault(scenario.tool, scenario.args)
+        callable_tools = [t for t in self.tools if t.name in first_args and t.name not in self.skipped]
+        for tool in callable_tools:
+            if tool.annotations.get("idempotentHint") is True and tool.name in passing_args:
+                args = passing_args[tool.name]
+                first, second = self._fingerprint(tool.name, args), self._fingerprint(tool.name, args)
+                if first is not None and second is not None and first != second:
+                    self.findings.append(Finding(
+                        severity="warning", code="annotation-idempotent-mismatch", tool=tool.name,
+                        message="is annotated idempotentHint, but two identical calls answered differently",
+                        evidence=f"arguments {json.dumps(args, default=str)[:120]}",
+                        fix="Make repeated identical calls return the same result, or drop idempotentHint."))
+        readers = [t for t in callable_tools if t.annotations.get("readOnlyHint") is True]
+        probes = [(t.name, passing_args[t.name]) for t in readers if t.name in passing_args][:MAX_READ_PROBES]
+        if not readers or not probes:
+            return
+        before = [self._fingerprint(name, args) for name, args in probes]
+        again = [self._fingerprint(name, args) for name, args in probes]
+        stable = [i for i, (a, b) in enumerate(zip(before, again)) if a is not None and a == b]
+        if not stable:
+            return
+        state = {i: again[i] for i in stable}
+        for tool in readers:
+            if self._remaining() <= 0 or self.dead:
+                return
+            self._fingerprint(tool.name, first_args[tool.name])
+            changed = []
+            for i in stable:
+                now = self._fingerprint(*probes[i])
+                if now is not None and now != state[i]:
+                    changed.append(probes[i][0])
+                    state[i] = now
+            if changed:
+                self.findings.append(Finding(
+                    severity="warning", code="annotation-readonly-mutates", tool=tool.name,
+                    message=f"is annotated readOnlyHint, but calling it changed what {', '.join(changed)} returns",
+                    fix="Remove the side effect, or drop readOnlyHint so clients ask before calling it."))
+
+
+# -- findings from scenario results ------------------------------------------------------
+_HEADLINES: dict[str, tuple[str, str, str]] = {
+    # code: (severity, headline, fix)
+    "server-crash": ("error", "crashed the server",
+                     "Catch exceptions in the handler and answer with isError; one bad call must never take the server down."),
+    "tool-timeout": ("error", "did not answer in time",
+                     "Bound slow work with a timeout and answer with isError; a tool that never answers stalls the agent."),
+    "protocol-violation": ("error", "answered with a protocol violation",
+                           "Return a CallToolResult: a 'content' list of typed blocks and a boolean 'isError'."),
+    "fails-on-valid-input": ("error", "fails on valid input",
+                             "The tool errors on well-formed arguments — check the handler and that the input schema "
+                             "matches what the tool actually accepts."),
+    "error-reported-as-success": ("error", "reports an error as success",
+                                  "Set isError: true on failed calls so the model knows the call did not work."),
+    "accepts-invalid-input": ("warning", "accepts invalid input silently",
+                              "Validate arguments against the input schema and refuse bad ones with isError "
+                              "(or JSON-RPC -32602) and a short reason the model can act on."),
+    "unclean-rejection": ("warning", "rejects invalid input with the wrong error",
+                          "Refuse invalid arguments with isError or the JSON-RPC invalid-params error (-32602)."),
+    "internal-error": ("warning", "fails with a JSON-RPC error on unusual but valid input",
+                       "Handle every schema-valid value (empty, long and non-ASCII strings) and answer cleanly."),
+    "oversized-answer": ("warning", "answers with an oversized result",
+                         "Paginate or truncate large results; the model pays for every token."),
+}
+
+
+def aggregate_findings(results: Sequence[ScenarioResult], options: RunOptions) -> list[Finding]:
+    """One finding per tool and problem, with the first failure as its evidence."""
+    grouped: dict[tuple[str, str], list[ScenarioResult]] = defaultdict(list)
+    for result in results:
+        if result.problem is not None:
+            grouped[(result.scenario.tool, result.problem)].append(result)
+    findings: list[Finding] = []
+    for (tool, code), failures in grouped.items():
+        severity, headline, fix = _HEADLINES.get(code, ("warning", code.replace("-", " "), ""))
+        first = failures[0]
+        detail = _detail(code, first, options)
+        count = f"; {len(failures)} of its scenarios" if len(failures) > 1 else ""
+        findings.append(Finding(
+            severity=severity,  # type: ignore[arg-type]
+            code=code, tool=tool, message=f"{headline} ({detail}){count}" if detail else headline + count,
+            evidence=f"{first.scenario.kind}: {json.dumps(first.scenario.args, default=str, ensure_ascii=False)[:160]}",
+            fix=fix, details={"count": len(failures), "scenarios": [f.scenario.kind for f in failures]}))
+    for result in results:
+        if result.passed and result.duration is not None and result.duration > options.slow_seconds:
+            findings.append(Finding(
+                severity="info", code="slow-answer", tool=result.scenario.tool,
+                message=f"took {result.duration:.1f} s to answer (over {options.slow_seconds:g} s)",
+                fix="Make the tool faster or report progress."))
+    return findings
+
+
+def _detail(code: str, result: ScenarioResult, options: RunOptions) -> str:
+    if code == "fails-on-valid-input":
+        return _clip(result.error or result.excerpt or result.reason)
+    if code == "error-reported-as-success":
+        return _clip(result.excerpt or "")
+    if code == "tool-timeout":
+        return f"no answer within {options.timeout:g} s"
+    if code == "oversized-answer":
+        return f"{(result.result_bytes or 0):,} bytes"
+    if code == "protocol-violation":
+        return _clip(result.protocol_error or "")
+    return result.scenario.description
+
+
+def _clip(text: str, limit: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
