@@ -1,0 +1,203 @@
+"""What every built-in lint rule needs: walking a schema, the texts a model reads, findings.
+
+Rules look only at a :class:`~toolscore_core.model.ServerDefinition`, never at a live
+server, so they run the same on a saved ``tools/list`` result, in the scorecard and in a
+third-party test. Each finding carries ``details["key"]``: the stable subject of the
+finding (a parameter path, a referenced name) that the baseline uses to recognise it
+again when the wording of a message changes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import attrs
+from toolscore_core.interfaces import LintRule
+from toolscore_core.model import Finding, ServerDefinition, Severity, ToolDefinition
+
+#: Keywords whose presence gives a property a shape even without ``type``.
+SHAPE_KEYWORDS = ("type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not")
+
+
+@attrs.frozen
+class Prop:
+    """One property somewhere in a tool's input schema.
+
+    ``path`` is how people read it: ``note_id``, ``edits[].oldText``.
+    """
+
+    path: str
+    name: str
+    schema: dict[str, Any]
+
+
+@attrs.frozen
+class TextSite:
+    """A piece of text a model reads, and where it sits (for messages and the baseline)."""
+
+    where: str  # "description", "parameter 'path' description", "instructions", "title"
+    text: str
+    tool: str | None  # None: the server's instructions
+
+
+class BaseRule(LintRule):
+    """A built-in rule: ``finding`` fills in the code, default severity and baseline key."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    severity: ClassVar[Severity] = "warning"
+
+    def finding(
+        self,
+        message: str,
+        *,
+        tool: str | None,
+        key: str,
+        fix: str | None = None,
+        evidence: str | None = None,
+        **details: Any,
+    ) -> Finding:
+        return Finding(
+            severity=self.severity,
+            code=self.name,
+            message=message,
+            tool=tool,
+            fix=fix,
+            evidence=evidence,
+            details={"key": key, **details},
+        )
+
+
+def iter_props(schema: Any, prefix: str = "") -> Iterator[Prop]:
+    """Every property of an object schema, nested objects and array items included.
+
+    Branches of ``anyOf``/``oneOf``/``allOf`` are walked too, so a property defined inside
+    one is still checked; ``$defs`` are not (they are checked where a ``$ref`` uses them
+    only by the client, and a tool list rarely carries them).
+    """
+    if not isinstance(schema, dict):
+        return
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, sub in props.items():
+            path = f"{prefix}.{name}" if prefix else str(name)
+            sub_schema = sub if isinstance(sub, dict) else {}
+            yield Prop(path=path, name=str(name), schema=sub_schema)
+            yield from iter_props(sub_schema, path)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield from iter_props(items, f"{prefix}[]" if prefix else "[]")
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                yield from iter_props(branch, prefix)
+
+
+def iter_subschemas(schema: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema node (the root included) with a readable path, for keyword checks."""
+    if not isinstance(schema, dict):
+        return
+    yield path or "(root)", schema
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, sub in props.items():
+            yield from iter_subschemas(sub, f"{path}.{name}" if path else str(name))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield from iter_subschemas(items, f"{path}[]" if path else "[]")
+    elif isinstance(items, list):
+        for i, sub in enumerate(items):
+            yield from iter_subschemas(sub, f"{path}[{i}]")
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for i, branch in enumerate(branches):
+                yield from iter_subschemas(branch, f"{path}<{keyword}[{i}]>")
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        yield from iter_subschemas(extra, f"{path}{{*}}" if path else "{*}")
+
+
+def param_names(tool: ToolDefinition) -> set[str]:
+    """Names of every property in the tool's input schema, at any depth."""
+    return {prop.name for prop in iter_props(tool.input_schema)}
+
+
+def tool_text_sites(tool: ToolDefinition) -> Iterator[TextSite]:
+    """The texts of one tool a model reads: title, description, parameter descriptions."""
+    if tool.title:
+        yield TextSite("title", tool.title, tool.name)
+    if tool.description:
+        yield TextSite("description", tool.description, tool.name)
+    for prop in iter_props(tool.input_schema):
+        text = prop.schema.get("description")
+        if isinstance(text, str) and text:
+            yield TextSite(f"parameter '{prop.path}' description", text, tool.name)
+
+
+def server_text_sites(server: ServerDefinition) -> Iterator[TextSite]:
+    """Every text of the server a model reads: its instructions, then each tool's texts."""
+    if server.instructions:
+        yield TextSite("instructions", server.instructions, None)
+    for tool in server.tools:
+        yield from tool_text_sites(tool)
+
+
+def all_strings(tool: ToolDefinition) -> Iterator[tuple[str, str]]:
+    """Every string in a tool definition, with where it is: names, texts, enum values,
+    defaults, examples. Hidden characters can be smuggled into any of them."""
+    yield "name", tool.name
+    for site in tool_text_sites(tool):
+        yield site.where, site.text
+    for prop in iter_props(tool.input_schema):
+        yield f"parameter name '{prop.path}'", prop.name
+        for keyword in ("enum", "examples", "default", "const"):
+            value = prop.schema.get(keyword)
+            values = value if isinstance(value, list) else [value]
+            for item in values:
+                if isinstance(item, str):
+                    yield f"parameter '{prop.path}' {keyword}", item
+
+
+def normalize_name(name: str) -> str:
+    """``totalThoughts``, ``total_thoughts`` and ``total-thoughts`` compare equal."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def did_you_mean(name: str, candidates: list[str] | set[str]) -> str | None:
+    """The closest candidate, by normalised spelling first, then by similarity."""
+    pool = sorted(candidates)
+    wanted = normalize_name(name)
+    for candidate in pool:
+        if normalize_name(candidate) == wanted:
+            return candidate
+    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.72)
+    return close[0] if close else None
+
+
+def shorten(text: str, limit: int = 120) -> str:
+    """One line, at most ``limit`` characters (evidence for people, not for machines)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def excerpt(text: str, start: int, end: int, margin: int = 40) -> str:
+    """The matched span with a little context either side, on one line."""
+    left = max(0, start - margin)
+    right = min(len(text), end + margin)
+    core = " ".join(text[left:right].split())
+    return ("…" if left else "") + core + ("…" if right < len(text) else "")
+
+
+def schema_types(schema: dict[str, Any]) -> list[str]:
+    """The ``type`` keyword as a list (``"string"`` -> ``["string"]``; absent -> ``[]``)."""
+    value = schema.get("type")
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []

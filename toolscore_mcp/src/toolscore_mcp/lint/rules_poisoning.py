@@ -1,0 +1,224 @@
+"""Tool poisoning: text in a definition that works against the person using the model.
+
+Descriptions and server instructions go straight into the model's context, and the user
+rarely sees them. Hidden characters, text that overrides the model's instructions and
+text that tells the model to keep something from the user are errors: no honest tool
+needs them. ``<IMPORTANT>``-style blocks are warnings, because some servers use them
+only for emphasis, but they are also how published poisoning attacks hide instructions.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from typing import ClassVar
+
+from toolscore_core.model import Finding, ServerDefinition, Severity
+
+from toolscore_mcp.lint.rules_common import (
+    BaseRule,
+    TextSite,
+    all_strings,
+    excerpt,
+    server_text_sites,
+)
+
+_TAGS = range(0xE0000, 0xE0080)
+_BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C}
+_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF, 0x180E, 0x00AD}
+
+
+def hidden_characters(text: str) -> list[tuple[int, str]]:
+    """(index, kind) of each invisible character that can hide or reorder text.
+
+    A zero-width joiner between two pictographs is how emoji such as 👨‍👩‍👧 are built,
+    so it is not counted there.
+    """
+    found = []
+    for i, char in enumerate(text):
+        code = ord(char)
+        if code in _TAGS:
+            found.append((i, "tag character"))
+        elif code in _BIDI:
+            found.append((i, "bidi control"))
+        elif code in _ZERO_WIDTH:
+            if code == 0x200D and _pictograph(text, i - 1) and _pictograph(text, i + 1):
+                continue
+            found.append((i, "zero-width character"))
+    return found
+
+
+def _pictograph(text: str, i: int) -> bool:
+    if not 0 <= i < len(text):
+        return False
+    char = text[i]
+    return unicodedata.category(char) in ("So", "Sk") or 0x1F000 <= ord(char) <= 0x1FAFF or ord(char) in (0xFE0F, 0x2640, 0x2642)
+
+
+def decode_tags(text: str) -> str:
+    """Tag characters mirror ASCII (U+E0041 is an invisible 'A'): the text they smuggle."""
+    return "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+class HiddenUnicode(BaseRule):
+    name: ClassVar[str] = "poison-hidden-unicode"
+    description: ClassVar[str] = "invisible Unicode (tag characters, bidi controls, zero-width) in a definition"
+    severity: ClassVar[Severity] = "error"
+
+    def check(self, server: ServerDefinition) -> Iterable[Finding]:
+        sites: list[tuple[str | None, str, str]] = []
+        if server.instructions:
+            sites.append((None, "instructions", server.instructions))
+        for tool in server.tools:
+            sites.extend((tool.name, where, text) for where, text in all_strings(tool))
+        found = []
+        for tool_name, where, text in sites:
+            hits = hidden_characters(text)
+            if not hits:
+                continue
+            kinds = sorted({kind for _, kind in hits})
+            codes = " ".join(f"U+{ord(text[i]):04X}" for i, _ in hits[:8]) + (" …" if len(hits) > 8 else "")
+            smuggled = decode_tags(text)
+            message = f"{where} contains {len(hits)} hidden character(s) ({', '.join(kinds)})"
+            if smuggled:
+                message += f" that spell out invisible text: {smuggled[:80]!r}"
+            found.append(self.finding(
+                message, tool=tool_name, key=where, evidence=codes,
+                fix="Remove the invisible characters: the model reads them, the user never sees them.",
+            ))
+        return found
+
+
+class _PatternRule(BaseRule):
+    """A rule that flags text matching any of ``patterns`` in descriptions and instructions."""
+
+    patterns: ClassVar[tuple[re.Pattern[str], ...]] = ()
+    what: ClassVar[str] = ""
+    fix_text: ClassVar[str] = ""
+
+    def check(self, server: ServerDefinition) -> Iterable[Finding]:
+        return list(self._matches(server))
+
+    def _matches(self, server: ServerDefinition) -> Iterator[Finding]:
+        for site in server_text_sites(server):
+            match = self._first(site)
+            if match is None:
+                continue
+            where = site.where if site.tool else "server instructions"
+            quoted = " ".join(match.group(0).split())
+            quoted = quoted if len(quoted) <= 70 else quoted[:69] + "…"
+            yield self.finding(
+                f"{self.what} (in its {where}): \"{quoted}\"" if site.tool
+                else f"{self.what} (in the {where}): \"{quoted}\"",
+                tool=site.tool, key=site.where,
+                evidence=excerpt(site.text, match.start(), match.end()),
+                fix=self.fix_text,
+            )
+
+    def _first(self, site: TextSite) -> re.Match[str] | None:
+        text = _visible(site.text)
+        best: re.Match[str] | None = None
+        for pattern in self.patterns:
+            match = pattern.search(text)
+            if match and (best is None or match.start() < best.start()):
+                best = match
+        return best
+
+
+def _visible(text: str) -> str:
+    """Text with hidden characters removed, so "ig\u200bnore" cannot dodge a pattern."""
+    hidden = {i for i, _ in hidden_characters(text)}
+    return "".join(c for i, c in enumerate(text) if i not in hidden) if hidden else text
+
+
+_I = re.IGNORECASE
+
+
+class InstructionOverride(_PatternRule):
+    name: ClassVar[str] = "poison-instruction-override"
+    description: ClassVar[str] = "text that tries to override the model's instructions"
+    severity: ClassVar[Severity] = "error"
+    what: ClassVar[str] = "tries to override the model's instructions"
+    fix_text: ClassVar[str] = "Describe what the tool does; never tell the model to set aside its instructions."
+    patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
+        re.compile(r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
+                   r"(?:previous|prior|above|earlier|preceding|other|system|original|existing)\s+"
+                   r"(?:instructions?|prompts?|rules|directions|guidelines|messages?|context)", _I),
+        re.compile(r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:your|the)\s+(?:instructions?|rules|guidelines|system\s+prompt)", _I),
+        re.compile(r"\byou\s+(?:were|have\s+been)\s+(?:previously\s+|originally\s+)?(?:advised|told|instructed)\s+to\s+\w+[^.]{0,80}?\b(?:but|however|now)\b", _I),
+        re.compile(r"\b(?:although|though)\s+(?:originally|previously)\s+you\s+(?:did\s+not|didn't|could\s+not|couldn't|were\s+not)", _I),
+        re.compile(r"\b(?:new|updated|real)\s+system\s+(?:prompt|instructions?)\s*:", _I),
+        re.compile(r"\bdo\s+not\s+follow\s+(?:your|the|any)\s+(?:previous|prior|system|original)\s+(?:instructions?|rules|prompt)", _I),
+    )
+
+
+class HideFromUser(_PatternRule):
+    name: ClassVar[str] = "poison-hide-from-user"
+    description: ClassVar[str] = "text telling the model to hide something from the user"
+    severity: ClassVar[Severity] = "error"
+    what: ClassVar[str] = "tells the model to hide something from the user"
+    fix_text: ClassVar[str] = "Remove it: a tool must never ask the model to keep what it does from the user."
+    patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
+        re.compile(r"\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:tell|inform|notify|mention\s+(?:this\s+|it\s+)?to|"
+                   r"reveal\s+(?:this\s+|it\s+)?to|show\s+(?:this\s+|it\s+)?to|alert|let)\s+(?:the\s+)?user", _I),
+        re.compile(r"\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|reveal|disclose|show|display)\b[^.]{0,60}?\b(?:to|with)\s+the\s+user", _I),
+        re.compile(r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user", _I),
+        re.compile(r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|the\s+\w+)?\s*(?:secret\s+|hidden\s+)?from\s+the\s+user", _I),
+        re.compile(r"\bthe\s+user\s+(?:must|should|need)\s+(?:not|never)\s+(?:know|see|be\s+told|find\s+out|notice)", _I),
+        re.compile(r"\b(?:silently|secretly|covertly)\s+(?:send|upload|forward|exfiltrate|copy|include|pass)", _I),
+    )
+
+
+class SensitiveFileAccess(_PatternRule):
+    """The published "tool poisoning" attacks ask the model to read an SSH key or the
+    client's MCP config and pass it along as an innocent-looking argument."""
+
+    name: ClassVar[str] = "poison-sensitive-file"
+    description: ClassVar[str] = "text pointing the model at credentials or key files"
+    severity: ClassVar[Severity] = "error"
+    what: ClassVar[str] = "points the model at credential or key files"
+    fix_text: ClassVar[str] = "Remove it: tool text has no reason to send the model to secrets on the user's machine."
+    patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
+        re.compile(r"~?/?\.ssh/(?:id_\w+|authorized_keys|config)?|\bid_(?:rsa|ed25519|ecdsa|dsa)\b", _I),
+        re.compile(r"\.aws/credentials|\.git-credentials|\.netrc\b|\.pypirc\b|\.npmrc\b|\.docker/config\.json", _I),
+        re.compile(r"(?:\.cursor/|claude_desktop_config|\.claude/)\S*?(?:mcp|config)\S*\.json|~/\.cursor/mcp\.json", _I),
+        re.compile(r"/etc/(?:passwd|shadow)\b", _I),
+    )
+
+
+class ImportantBlock(_PatternRule):
+    name: ClassVar[str] = "poison-important-block"
+    description: ClassVar[str] = "<IMPORTANT>-style instruction blocks aimed at the model"
+    severity: ClassVar[Severity] = "warning"
+    what: ClassVar[str] = "contains an instruction block aimed at the model"
+    fix_text: ClassVar[str] = "Write plain descriptive text; tag blocks like <IMPORTANT> are how poisoned tools hide orders."
+    patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
+        re.compile(r"<\s*/?\s*(?:important|system|instructions?|critical|secret|hidden|admin|override)\b[^>]{0,40}>", _I),
+        re.compile(r"\[\s*(?:system|instructions?)\s*\]", _I),
+    )
+
+
+class ScriptedReply(_PatternRule):
+    """A server that dictates the model's words ("respond with '...'") is writing the
+    answer instead of describing a tool; the reference server-everything does it in an
+    "Easter Egg" of its instructions. A warning: it can be a harmless demo."""
+
+    name: ClassVar[str] = "poison-scripted-reply"
+    description: ClassVar[str] = "text dictating the exact reply the model must give"
+    severity: ClassVar[Severity] = "warning"
+    what: ClassVar[str] = "dictates the model's reply"
+    fix_text: ClassVar[str] = "Let the model answer from tool results; do not script its replies in tool text."
+    patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
+        re.compile(r"\b(?:respond|reply|answer|say)\s+(?:only\s+|exactly\s+|with\s+exactly\s+)?(?:with\s+)?[\"\u201c'][^\"\u201d']{20,}", _I),
+    )
+
+
+POISONING_RULES: list[type[BaseRule]] = [
+    HiddenUnicode,
+    InstructionOverride,
+    HideFromUser,
+    SensitiveFileAccess,
+    ImportantBlock,
+    ScriptedReply,
+]

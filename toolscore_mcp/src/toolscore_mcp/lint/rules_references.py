@@ -1,0 +1,203 @@
+"""References that point nowhere: tools the server does not expose, parameters a tool
+does not have.
+
+A model follows what a description tells it. "Use the 'update_issue' tool" sends it to
+a tool that is not there; "adjust total_thoughts" makes it send an argument the schema
+calls ``totalThoughts``. Both fail at call time, long after ``tools/list`` looked fine.
+
+False positives cost trust, so a word counts as a tool reference only when the text
+marks it as one: quoted or backticked next to the word "tool", after "use"/"call"/
+"invoke", or backticked with the shape of the server's own tool names. Ordinary words,
+parameter names and file names never count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import ClassVar
+
+from toolscore_core.model import Finding, ServerDefinition, Severity, ToolDefinition
+
+from toolscore_mcp.lint.rules_common import (
+    BaseRule,
+    TextSite,
+    did_you_mean,
+    excerpt,
+    normalize_name,
+    param_names,
+    server_text_sites,
+    tool_text_sites,
+)
+
+_NAME = r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*"
+_Q = r"""[`'"\u2018\u2019\u201c\u201d]"""
+# 'update_issue' tool / `update_issue` tool / the update_issue tool
+_NAME_THEN_TOOL = re.compile(rf"(?:{_Q}(?P<q>{_NAME}){_Q}|\bthe\s+(?P<u>{_NAME}))\s+(?:tool|function)\b", re.IGNORECASE)
+# use/call/invoke [the] 'x' | use x (unquoted names only when they look like identifiers)
+_VERB_THEN_NAME = re.compile(
+    rf"\b(?:use|call|invoke|run|try)\s+(?:the\s+)?(?:{_Q}(?P<q>{_NAME}){_Q}|(?P<u>{_NAME}))",
+    re.IGNORECASE,
+)
+_BACKTICKED = re.compile(rf"`(?P<q>{_NAME})`")
+_NOT_A_TOOL_AFTER = re.compile(
+    r"\s*(?:parameter|param|argument|arg|field|option|property|flag|key|value|setting|"
+    r"variable|env|column|resource|prompt|prefix|suffix|format|type|mode|file)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _identifier_like(name: str) -> bool:
+    """snake_case, kebab-case or camelCase: the shapes tool names have, unlike prose words."""
+    return ("_" in name or "-" in name or bool(re.search(r"[a-z][A-Z]", name))) and not name.isupper()
+
+
+def _style(name: str) -> str:
+    if "-" in name:
+        return "kebab"
+    if "_" in name:
+        return "snake"
+    if re.search(r"[a-z][A-Z]", name):
+        return "camel"
+    return "word"
+
+
+def referenced_tools(site: TextSite, tool_styles: set[str]) -> Iterator[tuple[str, int, int]]:
+    """(name, start, end) of each word the text presents as a tool name."""
+    text = site.text
+    seen: set[tuple[int, int]] = set()
+
+    def emit(match: re.Match[str], name: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
+        if (start, end) in seen:
+            return
+        seen.add((start, end))
+        yield name, start, end
+
+    for match in _NAME_THEN_TOOL.finditer(text):
+        group = "q" if match.group("q") else "u"
+        name = match.group(group)
+        if group == "u" and not _identifier_like(name):
+            continue
+        yield from emit(match, name, match.start(group), match.end(group))
+    for match in _VERB_THEN_NAME.finditer(text):
+        group = "q" if match.group("q") else "u"
+        name = match.group(group)
+        if not _identifier_like(name) or _NOT_A_TOOL_AFTER.match(text, match.end()):
+            continue
+        yield from emit(match, name, match.start(group), match.end(group))
+    for match in _BACKTICKED.finditer(text):
+        name = match.group("q")
+        if not _identifier_like(name) or _style(name) not in tool_styles:
+            continue
+        if _NOT_A_TOOL_AFTER.match(text, match.end()) or text[match.end():match.end() + 1] in "(.":
+            continue
+        yield from emit(match, name, match.start("q"), match.end("q"))
+
+
+class UnknownToolReference(BaseRule):
+    name: ClassVar[str] = "reference-unknown-tool"
+    description: ClassVar[str] = "a description or the instructions refer to a tool the server does not expose"
+    severity: ClassVar[Severity] = "warning"
+
+    def check(self, server: ServerDefinition) -> Iterable[Finding]:
+        tools = set(server.tool_names())
+        styles = {_style(name) for name in tools} - {"word"}
+        every_param = {name for tool in server.tools for name in param_names(tool)}
+        normalized_params = {normalize_name(p) for p in every_param}
+        found = []
+        reported: set[tuple[str | None, str, str]] = set()
+        for site in server_text_sites(server):
+            for name, start, end in referenced_tools(site, styles):
+                if name in tools or (normalize_name(name) in normalized_params and not _said_tool(site.text, end)):
+                    continue
+                if (site.tool, site.where, name) in reported:
+                    continue
+                reported.add((site.tool, site.where, name))
+                suggestion = did_you_mean(name, tools)
+                message = f"refers to tool '{name}', which this server does not expose"
+                if site.where != "description":
+                    message += f" (in its {site.where})" if site.tool else " (in the server instructions)"
+                if suggestion:
+                    message += f"; did you mean '{suggestion}'?"
+                found.append(self.finding(
+                    message,
+                    tool=site.tool,
+                    key=f"{site.where}:{name}",
+                    evidence=excerpt(site.text, start, end),
+                    fix=(f"Change the reference to '{suggestion}'" if suggestion
+                         else "Remove the reference or name a tool this server exposes")
+                    + "; a model that follows it calls a tool that is not there.",
+                    referenced=name,
+                    suggestion=suggestion,
+                ))
+        return found
+
+
+def _said_tool(text: str, end: int) -> bool:
+    return bool(re.match(rf"{_Q}?\s+tool\b", text[end:], re.IGNORECASE))
+
+
+# 'path' parameter / the path argument / `dryRun` field
+_NAMED_PARAM = re.compile(
+    rf"(?:{_Q}(?P<q>{_NAME}){_Q}|\bthe\s+(?P<u>{_NAME}))\s+(?:parameter|param|argument|arg|field|option)\b",
+    re.IGNORECASE,
+)
+_IDENTIFIER = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)(?![\w/-])")
+
+
+class UnknownParameterMention(BaseRule):
+    """Two signals, both specific: an identifier that is a parameter's name spelled in
+    another case style (``total_thoughts`` for ``totalThoughts``), and an explicit
+    "the 'x' parameter" naming one the tool does not have."""
+
+    name: ClassVar[str] = "description-unknown-parameter"
+    description: ClassVar[str] = "a description names a parameter the tool does not have"
+    severity: ClassVar[Severity] = "warning"
+
+    def check(self, server: ServerDefinition) -> Iterable[Finding]:
+        tools = set(server.tool_names())
+        found: list[Finding] = []
+        for tool in server.tools:
+            found.extend(self._check_tool(tool, tools))
+        return found
+
+    def _check_tool(self, tool: ToolDefinition, tools: set[str]) -> Iterator[Finding]:
+        params = param_names(tool)
+        by_normal = {normalize_name(p): p for p in params}
+        reported: set[str] = set()
+        for site in tool_text_sites(tool):
+            text = site.text
+            for match in _IDENTIFIER.finditer(text):
+                word = match.group(1)
+                real = by_normal.get(normalize_name(word))
+                if word in params or word in tools or real is None or word in reported:
+                    continue
+                reported.add(word)
+                yield self.finding(
+                    f"{site.where} mentions '{word}', but the parameter is named '{real}'",
+                    tool=tool.name, key=f"{site.where}:{word}",
+                    evidence=excerpt(text, match.start(1), match.end(1)),
+                    fix=f"Write '{real}' exactly as the schema names it; a model copies the spelling it reads.",
+                    mentioned=word, parameter=real,
+                )
+            for match in _NAMED_PARAM.finditer(text):
+                group = "q" if match.group("q") else "u"
+                word = match.group(group)
+                if group == "u" and "_" not in word and not re.search(r"[a-z][A-Z]", word):
+                    continue  # "the following parameter": an ordinary word
+                if word in params or normalize_name(word) in by_normal or word in reported:
+                    continue
+                reported.add(word)
+                suggestion = did_you_mean(word, params)
+                message = f"{site.where} mentions parameter '{word}', which this tool does not have"
+                if suggestion:
+                    message += f"; did you mean '{suggestion}'?"
+                yield self.finding(
+                    message, tool=tool.name, key=f"{site.where}:{word}",
+                    evidence=excerpt(text, match.start(group), match.end(group)),
+                    fix="Name a parameter the input schema defines, or add the parameter to the schema.",
+                    mentioned=word, suggestion=suggestion,
+                )
+
+
+REFERENCE_RULES: list[type[BaseRule]] = [UnknownToolReference, UnknownParameterMention]
