@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -72,6 +73,8 @@ def parse_arguments(raw: Any, *, where: str) -> dict[str, Any] | None:
                 location=where,
                 expected="a JSON object string such as '{\"city\": \"NYC\"}'",
             ) from None
+        except RecursionError:
+            raise InputError("tool-call arguments are nested too deeply to read", location=where) from None
         if isinstance(value, dict):
             return value
         raise InputError(f"tool-call arguments must be a JSON object, not {type(value).__name__}", location=where)
@@ -108,3 +111,155 @@ def first_present(mapping: dict[str, Any], keys: Iterable[str]) -> Any:
         if key in mapping and mapping[key] is not None:
             return mapping[key]
     return None
+
+
+# ---------------------------------------------------------------------------------------
+# Reading message histories: cheap conversion, text extraction and call/result pairing.
+
+
+_PLAIN_TYPES = (dict, list, str, int, float, bool)
+
+
+def as_plain(obj: Any) -> Any:
+    """``obj`` as plain data, converting only what is not plain already.
+
+    Unlike :func:`to_plain` this does not copy plain dicts and lists (a 100k-message history
+    read from JSON is used as it is); nested SDK objects are converted when the adapter
+    reaches them, by calling this again on the nested value.
+    """
+    if obj is None or isinstance(obj, _PLAIN_TYPES):
+        return obj
+    if isinstance(obj, tuple):
+        return list(obj)
+    return to_plain(obj)
+
+
+_TEXT_BLOCK_TYPES = frozenset({"text", "output_text", "input_text"})
+
+
+def text_of(content: Any) -> str | None:
+    """The text a message carries: a string as it is, or the text blocks of a content list
+    (``{"type": "text", "text": ...}``, Responses ``output_text``, Gemini ``{"text": ...}``
+    parts) joined by newlines. ``None`` when it carries no text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        texts = []
+        for block in content:
+            block = as_plain(block)
+            if isinstance(block, str):
+                texts.append(block)
+            elif isinstance(block, dict) and isinstance(block.get("text"), str) and (
+                block.get("type") in _TEXT_BLOCK_TYPES or "type" not in block
+            ):
+                texts.append(block["text"])
+        return "\n".join(texts) if texts else None
+    return None
+
+
+def read_duration(mapping: Any) -> float | None:
+    """A duration in seconds from the keys people add to result records (``duration`` in
+    seconds, or ``duration_ms`` / ``latency_ms`` / ``elapsed_ms`` in milliseconds);
+    ``None`` when none is present or it is not a non-negative number."""
+    if not isinstance(mapping, dict):
+        return None
+    for key, scale in (("duration", 1.0), ("duration_ms", 1e-3), ("latency_ms", 1e-3), ("elapsed_ms", 1e-3)):
+        value = mapping.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return float(value) * scale
+    return None
+
+
+class _OpenCall:
+    """A call being assembled while a history is read (ToolCall itself is frozen)."""
+
+    __slots__ = ("answered", "args", "duration", "error", "id", "is_error", "location", "metadata",
+                 "result", "tool")
+
+    def __init__(self, tool: str, args: dict[str, Any] | None, call_id: str | None,
+                 location: str | None, metadata: dict[str, Any] | None) -> None:
+        self.tool = tool
+        self.args = args
+        self.id = call_id
+        self.location = location
+        self.metadata = metadata
+        self.result: Any = None
+        self.is_error: bool | None = None
+        self.error: str | None = None
+        self.duration: float | None = None
+        self.answered = False
+
+
+class CallBook:
+    """Collects the calls of a history in order and pairs each result with its call.
+
+    Results are paired by call id; formats without ids (OpenAI's legacy ``function_call``,
+    older Gemini) pair a result with the oldest unanswered call of the same name. A call
+    that never gets a result stays unknown (``is_error=None``); a result that matches no
+    call is remembered in :attr:`unmatched` (its location) rather than invented into a call.
+    """
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self._calls: list[_OpenCall] = []
+        self._by_id: dict[str, list[_OpenCall]] = {}
+        self._by_name: dict[str, deque[_OpenCall]] = {}
+        self.unmatched: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    def call(self, tool: str, args: dict[str, Any] | None, *, call_id: Any = None,
+             location: str | None = None, metadata: dict[str, Any] | None = None) -> None:
+        cid = None if call_id is None or call_id == "" else str(call_id)
+        record = _OpenCall(tool, args, cid, location, metadata)
+        self._calls.append(record)
+        if cid is not None:
+            self._by_id.setdefault(cid, []).append(record)
+        self._by_name.setdefault(tool, deque()).append(record)
+
+    def result(self, *, call_id: Any = None, name: Any = None, result: Any = None,
+               is_error: bool | None = False, error: str | None = None,
+               duration: float | None = None, location: str | None = None) -> bool:
+        """Attach a result; False (and remembered as unmatched) when no call fits."""
+        record = self._find(call_id, name)
+        if record is None:
+            self.unmatched.append(location or f"result for {call_id or name or 'an unnamed call'}")
+            return False
+        record.answered = True
+        record.result = result
+        record.is_error = is_error
+        if is_error and error is None and result is not None:
+            error = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
+        record.error = error
+        record.duration = duration
+        return True
+
+    def _find(self, call_id: Any, name: Any) -> _OpenCall | None:
+        if call_id is not None and call_id != "":
+            for record in self._by_id.get(str(call_id), ()):
+                if not record.answered:
+                    return record
+            return None
+        if isinstance(name, str):
+            queue = self._by_name.get(name)
+            while queue:
+                if not queue[0].answered:
+                    return queue[0]
+                queue.popleft()
+            return None
+        return next((c for c in self._calls if not c.answered), None)
+
+    def calls(self) -> list[ToolCall]:
+        out = []
+        for c in self._calls:
+            metadata = dict(c.metadata) if c.metadata else {}
+            if c.location:
+                metadata["location"] = c.location
+            out.append(ToolCall(tool=c.tool, args=c.args, id=c.id, result=c.result, is_error=c.is_error,
+                                error=c.error, duration=c.duration, provider=self.provider, metadata=metadata))
+        return out
+
+    def trace_metadata(self) -> dict[str, Any]:
+        """What the trace should remember about the reading (results that matched no call)."""
+        return {"unmatched_results": list(self.unmatched)} if self.unmatched else {}
