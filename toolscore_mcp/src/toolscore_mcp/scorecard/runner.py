@@ -338,10 +338,9 @@ def aggregate_findings(results: Sequence[ScenarioResult], options: RunOptions) -
         severity, headline, fix = _HEADLINES.get(code, ("warning", code.replace("-", " "), ""))
         first = failures[0]
         detail = _detail(code, first, options)
-        count = f"; {len(failures)} of its scenarios" if len(failures) > 1 else ""
         findings.append(Finding(
             severity=severity,  # type: ignore[arg-type]
-            code=code, tool=tool, message=f"{headline} ({detail}){count}" if detail else headline + count,
+            code=code, tool=tool, message=f"{headline} ({detail})" if detail else headline,
             evidence=f"{first.scenario.kind}: {json.dumps(first.scenario.args, default=str, ensure_ascii=False)[:160]}",
             fix=fix, details={"count": len(failures), "scenarios": [f.scenario.kind for f in failures]}))
     for result in results:
