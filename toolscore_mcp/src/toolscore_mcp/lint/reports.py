@@ -1,7 +1,230 @@
-"""Report formats for lint results (registered as exporters of subject ``lint``)."""
+"""Report formats for lint results, registered as exporters of subject ``lint``.
+
+``lint-console`` (a table for people: rich styling on a terminal, the same table without
+colour codes in a CI log), ``lint-md`` (for a PR comment or an artifact), ``lint-json``
+(:meth:`LintResult.to_dict`) and ``lint-sarif`` (SARIF 2.1.0 for GitHub code scanning).
+Each exporter receives a :class:`~toolscore_mcp.lint.runner.LintResult`.
+
+This module is imported when exporters are collected, so it imports only the standard
+library and the kernel at the top; rich is imported when a console report is written.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import IO, Any, ClassVar
 
-EXPORTERS: list[Any] = []
+from toolscore_core.interfaces import Exporter
+
+SERVER_LEVEL = "(server)"  # the tool column for findings about the server as a whole
+
+
+def _summary(result: Any) -> str:
+    counts = result.counts
+    server = result.server
+    label = " ".join(p for p in (server.name or "server", server.version) if p)
+    plural = "tool" if len(server.tools) == 1 else "tools"
+    text = (
+        f"{label}: {len(server.tools)} {plural}, lint score {result.score:.0%} "
+        f"({counts['error']} errors, {counts['warning']} warnings, {counts['info']} info)"
+    )
+    if result.known:
+        text += f"; {len(result.known)} known finding(s) accepted by the baseline"
+    return text
+
+
+def _fixes(findings: Any) -> list[tuple[str, str]]:
+    """One fix per rule (the first finding's), so a report does not repeat itself."""
+    seen: dict[str, str] = {}
+    for finding in findings:
+        if finding.fix and finding.code not in seen:
+            seen[finding.code] = finding.fix
+    return list(seen.items())
+
+
+class LintConsole(Exporter):
+    name: ClassVar[str] = "lint-console"
+    subject: ClassVar[str] = "lint"
+    format: ClassVar[str] = "console"
+    description: ClassVar[str] = "a table of findings for the terminal or a CI log"
+    extension: ClassVar[str] = ".txt"
+
+    def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        result = subject
+        tty = bool(getattr(stream, "isatty", lambda: False)())
+        color = options.get("color")
+        styled = tty if color is None else bool(color)
+        from rich.cells import cell_len
+
+        rows = [(f.severity, f.tool or SERVER_LEVEL, f.message, f.code) for f in result.findings]
+        # Off a terminal, size the table to its content so each finding stays on one line
+        # (greppable in a CI log) instead of wrapping at 80 columns.
+        headers = ("Severity", "Tool", "Finding", "Rule")
+        natural = sum(max(cell_len(h), *(cell_len(r[i]) for r in rows)) for i, h in enumerate(headers)) + 13
+        width = None if tty else max(80, min(natural, 400))
+        console = Console(file=stream, force_terminal=styled, no_color=not styled, width=width,
+                          highlight=False, soft_wrap=False, emoji=False)
+        for failure in result.rule_failures:
+            console.print(f"warning: {failure}", markup=False)
+        if rows:
+            table = Table(box=box.SQUARE, show_lines=False, header_style="bold" if styled else "")
+            table.add_column("Severity", no_wrap=True)
+            table.add_column("Tool", no_wrap=True)
+            table.add_column("Finding", overflow="fold")
+            table.add_column("Rule", no_wrap=True, style="dim" if styled else "")
+            colours = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+            for severity, tool, message, code in rows:
+                table.add_row(f"[{colours[severity]}]{severity}[/]" if styled else severity,
+                              tool, message, code)
+            console.print(table, markup=styled)
+        else:
+            console.print("No findings." if not result.known else "No new findings.", markup=False)
+        console.print(_summary(result), markup=False)
+        fixes = _fixes(result.findings)
+        if fixes and not options.get("quiet"):
+            console.print("How to fix:", markup=False)
+            for code, fix in fixes:
+                console.print(f"  {code}: {fix}", markup=False)
+
+
+def _md_cell(text: str | None) -> str:
+    return (text or "").replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+class LintMarkdown(Exporter):
+    name: ClassVar[str] = "lint-md"
+    subject: ClassVar[str] = "lint"
+    format: ClassVar[str] = "md"
+    description: ClassVar[str] = "Markdown report (PR comments, CI artifacts)"
+    extension: ClassVar[str] = ".md"
+
+    def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
+        result = subject
+        server = result.server
+        title = " ".join(p for p in (server.name or "server", server.version) if p)
+        lines = [f"# MCP lint: {title}", "", f"**Lint score: {result.score:.0%}** "
+                 f"({result.counts['error']} errors, {result.counts['warning']} warnings, "
+                 f"{result.counts['info']} info) across {len(server.tools)} tool(s)", ""]
+        if result.known:
+            lines += [f"{len(result.known)} known finding(s) accepted by the baseline are not listed.", ""]
+        if result.findings:
+            lines += ["| Severity | Tool | Finding | Rule | Fix |", "| --- | --- | --- | --- | --- |"]
+            for f in result.findings:
+                tool = f"`{_md_cell(f.tool)}`" if f.tool else SERVER_LEVEL
+                lines.append(f"| {f.severity} | {tool} | {_md_cell(f.message)} | `{f.code}` | {_md_cell(f.fix)} |")
+        else:
+            lines.append("No findings.")
+        for failure in result.rule_failures:
+            lines += ["", f"> warning: {_md_cell(failure)}"]
+        stream.write("\n".join(lines) + "\n")
+
+
+class LintJSON(Exporter):
+    name: ClassVar[str] = "lint-json"
+    subject: ClassVar[str] = "lint"
+    format: ClassVar[str] = "json"
+    description: ClassVar[str] = "machine-readable findings, score and rules"
+    extension: ClassVar[str] = ".json"
+
+    def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
+        json.dump(subject.to_dict(), stream, indent=2, ensure_ascii=False)
+        stream.write("\n")
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+class LintSARIF(Exporter):
+    """SARIF 2.1.0 as GitHub code scanning reads it.
+
+    GitHub needs a file for every result (``physicalLocation.artifactLocation.uri``,
+    relative to the repository). An MCP server is not a file, so results point at the
+    ``artifact`` option: the saved tools/list file, the config file, or a path the user
+    names with ``--sarif-artifact``. The tool itself is the result's logical location,
+    and ``partialFingerprints`` carries the baseline fingerprint so alerts stay stable.
+    """
+
+    name: ClassVar[str] = "lint-sarif"
+    subject: ClassVar[str] = "lint"
+    format: ClassVar[str] = "sarif"
+    description: ClassVar[str] = "SARIF 2.1.0 for GitHub code scanning"
+    extension: ClassVar[str] = ".sarif"
+
+    def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
+        json.dump(sarif_document(subject, artifact=options.get("artifact")), stream, indent=2, ensure_ascii=False)
+        stream.write("\n")
+
+
+def sarif_document(result: Any, *, artifact: str | None = None) -> dict[str, Any]:
+    """The SARIF log for ``result`` (a dict ready for ``json.dump``)."""
+    from toolscore_core import __version__
+    from toolscore_mcp.lint.baseline import fingerprint
+
+    server = result.server
+    server_name = server.name or "mcp-server"
+    uri = artifact or f"{_safe_path(server_name)}.mcp-server"
+    rule_ids = sorted({r.name for r in result.rules} | {f.code for f in result.findings})
+    by_id = {r.name: r for r in result.rules}
+    rules = []
+    for rule_id in rule_ids:
+        info = by_id.get(rule_id)
+        text = (info.description if info and info.description else rule_id)
+        example = next((f.fix for f in result.findings if f.code == rule_id and f.fix), None)
+        descriptor: dict[str, Any] = {
+            "id": rule_id,
+            "name": "".join(part.capitalize() for part in rule_id.split("-")),
+            "shortDescription": {"text": text},
+            "fullDescription": {"text": text},
+            "defaultConfiguration": {"level": _SARIF_LEVEL.get(info.severity if info else "warning", "warning")},
+            "help": {"text": example or text},
+            "properties": {"tags": ["mcp", rule_id.split("-")[0]]},
+        }
+        rules.append(descriptor)
+    index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
+    results = []
+    for finding in result.findings:
+        logical = {"name": finding.tool or server_name,
+                   "fullyQualifiedName": f"{server_name}/{finding.tool}" if finding.tool else server_name,
+                   "kind": "function" if finding.tool else "module"}
+        message = f"{finding.tool}: {finding.message}" if finding.tool else finding.message
+        if finding.fix:
+            message += f" Fix: {finding.fix}"
+        results.append({
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": _SARIF_LEVEL.get(finding.severity, "warning"),
+            "message": {"text": message},
+            "locations": [{
+                "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": 1}},
+                "logicalLocations": [logical],
+            }],
+            "partialFingerprints": {"toolscoreLint/v1": fingerprint(finding)},
+        })
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "toolscore",
+                "semanticVersion": __version__,
+                "version": __version__,
+                "rules": rules,
+            }},
+            "automationDetails": {"id": f"toolscore-mcp-lint/{server_name}/"},
+            "results": results,
+            "properties": {"lintScore": round(result.score, 4), "server": server_name,
+                           "serverVersion": server.version},
+        }],
+    }
+
+
+def _safe_path(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-.") or "mcp-server"
+
+
+EXPORTERS: list[Any] = [LintConsole, LintMarkdown, LintJSON, LintSARIF]
