@@ -96,7 +96,7 @@ class OpenAIAgentsAdapter(TraceAdapter):
             raise InputError("is not an OpenAI Agents SDK run",
                              expected="a RunResult, its new_items, to_input_list() or the run state JSON")
         trace = read_items(raw_items)
-        final = text_or_json(final_output) if final_output is not None else trace.final_answer
+        final = text_or_json(to_plain(final_output)) if final_output is not None else trace.final_answer
         return Trace(calls=trace.calls, final_answer=final, source_format=self.name, metadata=trace.metadata)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from toolscore_adapters._common import from_package, parse_arguments, result_text
+from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
 from toolscore_adapters.frameworks._shared import (
     dicts,
     parse_json_text,
@@ -82,7 +82,7 @@ class PydanticAIAdapter(TraceAdapter):
             messages = data
         trace = read_messages(messages)
         if final_output is not None and not isinstance(final_output, str):
-            return Trace(calls=trace.calls, final_answer=text_or_json(final_output),
+            return Trace(calls=trace.calls, final_answer=text_or_json(to_plain(final_output)),
                          source_format=self.name, metadata=trace.metadata)
         return Trace(calls=trace.calls, final_answer=trace.final_answer, source_format=self.name,
                      metadata=trace.metadata)
