@@ -131,7 +131,7 @@ def open_client(
     if target is None or (isinstance(target, str) and not target.strip()) or (not isinstance(target, str) and not target):
         raise InputError(
             "no server given",
-            hint='pass a command ("python server.py"), an http(s):// URL, or --config FILE --server NAME',
+            hint='Pass a command ("python server.py"), an http(s):// URL, or --config FILE --server NAME',
         )
     if isinstance(target, str):
         if is_url(target.strip()):

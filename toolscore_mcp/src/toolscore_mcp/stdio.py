@@ -57,7 +57,7 @@ class MCPStdioClient(MCPClient):
         super().__init__(timeout=timeout, **options)
         argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
         if not argv:
-            raise MCPConnectionError("empty server command", hint='give the command that starts the server, e.g. "node server.js"')
+            raise MCPConnectionError("empty server command", hint='Give the command that starts the server, e.g. "node server.js"')
         self.argv: list[str] = argv
         self.env = dict(env) if env else None
         self.cwd = os.fspath(cwd) if cwd is not None else None
@@ -248,6 +248,8 @@ class MCPStdioClient(MCPClient):
                 code = self.process.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 code = None
+        if code is not None and len(self._threads) > 1:
+            self._threads[1].join(timeout=0.5)  # its last words on stderr explain the exit
         detail = f"exited with code {code}" if code is not None else "closed its stdout"
         return MCPServerGone(f"the server {detail} during {what}", exit_code=code)
 
