@@ -36,7 +36,9 @@ class ToolscoreAssertionError(AssertionError):
 def _displayed(value: float) -> float:
     # The bar is judged on the score as a person reads it (one decimal of a percent), the
     # same rule as grades: 0.8999999 is shown as 90.0% and must pass a 0.9 bar.
-    return round(value * 100, 1)
+    from toolscore_core.verdict import displayed_percent
+
+    return displayed_percent(value)
 
 
 def below_bar(score: float, min_score: float | None) -> bool:
@@ -82,7 +84,7 @@ def tips(evaluation: Evaluation, rows: Sequence[Any]) -> list[str]:
         out.append("The calls came in a different order: if order does not matter, use mode='unordered'")
     if evaluation.policy_violations:
         out.append("Forbidden calls fail the check whatever the score: remove or guard them")
-    if any(f.code in {"failed_calls", "failed_call", "blind_retry"} for f in evaluation.findings):
+    if any(f.code in {"failed-calls", "blind-retry", "required-call-failed"} for f in evaluation.findings):
         out.append("Some calls failed: see evaluation.findings for the errors")
     return out
 
@@ -111,7 +113,7 @@ def failure_message(evaluation: Evaluation, min_score: float | None, *, color: b
             where = f"call {index + 1} " if isinstance(index, int) else ""
             reason = violation.get("reason") or f"forbidden rule {violation.get('rule', 0) + 1}"
             console.print(f"  • {where}{safe_text(violation.get('tool'), 60)}: {safe_text(reason, 200)}")
-    errors = [f for f in evaluation.findings if f.severity == "error" and f.code != "forbidden_call"]
+    errors = [f for f in evaluation.findings if f.severity == "error" and f.code != "forbidden-call"]
     if errors:
         console.print()
         for finding in errors[:10]:

@@ -58,6 +58,8 @@ def render_actual(call: ToolCall, limit: int) -> str:
 
 def _argument_problems(expected: ExpectedCall, actual: ToolCall, pair: CallPair | None) -> list[str]:
     """``name: 'want' ≠ 'got'`` for each argument that did not fully match."""
+    if pair is not None and pair.mismatches:
+        return [_describe_mismatch(m) for m in pair.mismatches]
     if expected.args is None:
         return []
     got = actual.args or {}
@@ -76,6 +78,20 @@ def _argument_problems(expected: ExpectedCall, actual: ToolCall, pair: CallPair 
         if name not in expected.args:
             problems.append(f"{redact(name)}: not expected ({format_value(redact(value), 30)})")
     return problems
+
+
+def _describe_mismatch(item: dict[str, str]) -> str:
+    """One of the pairing's own (already redacted) argument problems, as a table line."""
+    name = item.get("argument", "?")
+    problem = item.get("problem")
+    want, got = item.get("expected"), item.get("actual")
+    if problem == "missing":
+        return f"{name}: missing (want {want})" if want is not None else f"{name}: missing"
+    if problem == "unexpected":
+        return f"{name}: not expected ({got})" if got is not None else f"{name}: not expected"
+    if problem == "mismatch":
+        return f"{name}: {want} ≠ {got}"
+    return f"{name}: {problem}"
 
 
 def _plain_equal(want: Any, got: Any) -> bool:

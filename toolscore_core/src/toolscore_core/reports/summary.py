@@ -28,6 +28,9 @@ WEIGHT_TO_ATTRIBUTE = {
     "redundancy": "redundancy",
 }
 SEVERITY_LABEL = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
+# Finding codes that explain the score (shown in the calls table and top issues), as
+# opposed to behaviour and safety findings (failed calls, retries, credentials, policy).
+SCORING_CODES = frozenset({"missing-call", "wrong-tool", "argument-mismatch", "unexpected-call", "order"})
 MAX_ISSUES = 5
 MAX_FINDINGS = 50
 
@@ -68,7 +71,9 @@ class ReportData:
 
     @property
     def below_min_score(self) -> bool:
-        return self.min_score is not None and round(self.score * 100, 1) < round(self.min_score * 100, 1)
+        from toolscore_core.assertions import below_bar
+
+        return below_bar(self.score, self.min_score)
 
 
 def metric_value(evaluation: Evaluation, name: str) -> float | None:
@@ -123,9 +128,12 @@ def top_issues(evaluation: Evaluation, limit: int = MAX_ISSUES) -> tuple[Issue, 
 
 
 def behaviour_findings(evaluation: Evaluation, limit: int = MAX_FINDINGS) -> tuple[tuple[Finding, ...], int]:
-    """Findings worth a line, errors first (stable within a severity), and how many were cut."""
+    """Behaviour and safety findings, errors first (stable within a severity), and how many
+    were cut. Findings about the score itself (a missing or wrong call) are left to the
+    calls table and the top issues, so each problem is told once."""
     order = {"error": 0, "warning": 1, "info": 2}
-    ranked = sorted(evaluation.findings, key=lambda f: order.get(f.severity, 3))
+    relevant = [f for f in evaluation.findings if f.code not in SCORING_CODES]
+    ranked = sorted(relevant, key=lambda f: order.get(f.severity, 3))
     return tuple(ranked[:limit]), max(len(ranked) - limit, 0)
 
 

@@ -91,7 +91,9 @@ def percent(value: float | None) -> str:
     """``0.9`` -> ``90.0%`` (one decimal, as grades are computed); ``None`` -> ``n/a``."""
     if value is None:
         return "n/a"
-    return f"{value * 100:.1f}%"
+    from toolscore_core.verdict import format_percent
+
+    return format_percent(value)
 
 
 def ratio(value: float | None) -> str:
