@@ -17,6 +17,7 @@ written to disk (the notes live in memory for one process).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import Any, TextIO
@@ -170,7 +171,7 @@ class NotesStore:
         removed = self.notes.pop(note_id, None)
         return {"deleted": 1 if removed else 0}
 
-    def export_notes(self, format: str) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name
+    def export_notes(self, format: str) -> dict[str, Any]:
         raise RuntimeError("export failed: storage backend not configured")
 
 
@@ -253,10 +254,8 @@ def main() -> None:
     """Serve on stdin/stdout until stdin closes (UTF-8 regardless of the locale)."""
     stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
     stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    try:
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         SampleServer().serve(stdin, stdout)
-    except (KeyboardInterrupt, BrokenPipeError):
-        pass
 
 
 if __name__ == "__main__":

@@ -18,10 +18,15 @@ def grade_client(
     options: RunOptions | None = None,
     *,
     plugin_manager: Any = None,
+    lint_rules: list[Any] | None = None,
     progress: Progress | None = None,
     target: str | None = None,
 ) -> Scorecard:
-    """Grade the server behind ``client`` (started and initialized, e.g. ``with open_client(...)``)."""
+    """Grade the server behind ``client`` (started and initialized, e.g. ``with open_client(...)``).
+
+    ``lint_rules`` (rule instances) or ``plugin_manager`` choose the lint rules; by default
+    every installed rule runs, as in ``toolscore mcp lint``.
+    """
     from toolscore_mcp.lint.runner import lint_server
     from toolscore_mcp.tokens import estimate_tokens
 
@@ -31,7 +36,7 @@ def grade_client(
     for raw in raw_tools:
         name = str(raw.get("name", ""))
         tool_tokens[name] = tool_tokens.get(name, 0) + estimate_tokens(raw)
-    lint = lint_server(server, plugin_manager=plugin_manager)
+    lint = lint_server(server, rules=lint_rules, plugin_manager=plugin_manager)
     run = ScenarioRunner(client, server.tools, options, progress=progress).run()
     return build_scorecard(server, run, lint, tool_tokens=tool_tokens,
                            instructions_tokens=estimate_tokens(server.instructions), target=target)

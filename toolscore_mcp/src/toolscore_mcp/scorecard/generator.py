@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
-
 from toolscore_core.model import Finding, ToolDefinition
+
 from toolscore_mcp.scorecard.model import Category, Expectation, Scenario
 
 UNKNOWN_PROPERTY = "toolscore_unexpected_property"
@@ -193,7 +193,7 @@ def _typical_number(schema: Mapping[str, Any], integer: bool) -> float | int:
     else:
         value = 1
     if integer:
-        return int(math.floor(value)) if low is None or math.floor(value) >= low else int(low)
+        return math.floor(value) if low is None or math.floor(value) >= low else int(low)
     multiple = schema.get("multipleOf")
     if isinstance(multiple, (int, float)) and multiple > 0:
         value = math.ceil(value / multiple) * multiple
@@ -367,10 +367,10 @@ def _edge_scenarios(b: _Builder, props: dict[str, dict[str, Any]], required: lis
     for prop, schema in props.items():
         types = _types(schema)
         kind = _primary_type(schema)
-        if kind is None or "enum" in schema and not types:
+        if kind is None or ("enum" in schema and not types):
             continue
         wrong = _WRONG_VALUES.get(kind)
-        if kind in ("integer", "number") and "string" in types or kind == "string" and "integer" in types:
+        if (kind in ("integer", "number") and "string" in types) or (kind == "string" and "integer" in types):
             continue
         if wrong is not None:
             b.add("wrong_type", "edge", "reject", {**full, prop: wrong}, f"'{prop}' of the wrong type")

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import attrs
-
 from toolscore_core.model import Finding, to_json_data
 
 Category = Literal["happy", "edge"]
@@ -104,7 +103,7 @@ def round_half_up(value: float) -> int:
     """Round like people do (86.5 -> 87), not like ``round`` (banker's rounding)."""
     import math
 
-    return int(math.floor(value + 0.5))
+    return math.floor(value + 0.5)
 
 
 def scorecard_to_json(card: Scorecard) -> dict[str, Any]:
@@ -112,4 +111,17 @@ def scorecard_to_json(card: Scorecard) -> dict[str, Any]:
     data: dict[str, Any] = {"schema_version": SCORECARD_SCHEMA_VERSION, "kind": "toolscore.mcp.scorecard"}
     data.update(to_json_data(card))
     data["title"] = card.title
+    for result in data.get("results", []):
+        result["scenario"]["args"] = _clip_long_strings(result["scenario"]["args"])
     return data
+
+
+def _clip_long_strings(value: Any, limit: int = 200) -> Any:
+    """Keep the record readable: a 100,000-character test string is shown by its size."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:20]}… ({len(value):,} characters)"
+    if isinstance(value, dict):
+        return {key: _clip_long_strings(item, limit) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clip_long_strings(item, limit) for item in value]
+    return value

@@ -27,8 +27,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import attrs
-
 from toolscore_core.model import Finding, ToolDefinition
+
 from toolscore_mcp.scorecard.generator import GeneratedScenarios, generate_for_tool
 from toolscore_mcp.scorecard.judge import answer_text, judge
 from toolscore_mcp.scorecard.model import Scenario, ScenarioResult
@@ -280,7 +280,7 @@ class ScenarioRunner:
             return
         before = [self._fingerprint(name, args) for name, args in probes]
         again = [self._fingerprint(name, args) for name, args in probes]
-        stable = [i for i, (a, b) in enumerate(zip(before, again)) if a is not None and a == b]
+        stable = [i for i, (a, b) in enumerate(zip(before, again, strict=False)) if a is not None and a == b]
         if not stable:
             return
         state = {i: again[i] for i in stable}
