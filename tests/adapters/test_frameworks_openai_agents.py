@@ -1,0 +1,160 @@
+"""The ``openai-agents`` adapter on a real Agents SDK run (Runner.run_sync on a scripted Model
+subclass) and on the files that run saved (tests/adapters/make_fixtures_frameworks.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolscore_adapters.frameworks.openai_agents import OpenAIAgentsAdapter, failure_text
+from toolscore_core.traces import load_trace
+
+from toolscore_core import InputError
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
+REFUND_ERROR = "Refund window has closed"
+FINAL = "I could not refund order A-17 because the refund window has closed; I have notified you."
+REFUND_SESSION = [
+    ("lookup_customer", {"email": "ada@example.com"}, "call_1", False, None),
+    ("list_orders", {"customer_id": "C-1"}, "call_2", False, None),
+    ("refund_order", {"order_id": "A-17", "amount": 42.5}, "call_3", True, REFUND_ERROR),
+    ("notify", {"customer_id": "C-1", "message": "Your refund for A-17 could not be processed."}, "call_4",
+     False, None),
+]
+DEFAULT_TEXT_0_24 = "An error occurred while running the tool. Please try again."
+DEFAULT_TEXT_0_20 = f"An error occurred while running the tool. Please try again. Error: {REFUND_ERROR}"
+
+
+@pytest.fixture(scope="module")
+def builders() -> Any:
+    pytest.importorskip("agents")
+    path = Path(__file__).parent / "make_fixtures_frameworks.py"
+    spec = importlib.util.spec_from_file_location("make_fixtures_frameworks", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def run_result(builders: Any) -> Any:
+    return builders.run_openai_agents()
+
+
+def _summary(trace: Any) -> list[tuple[Any, ...]]:
+    return [(c.tool, c.args, c.id, c.is_error, c.error) for c in trace.calls]
+
+
+def test_live_run_result_reads_the_refund_session(run_result: Any) -> None:
+    adapter = OpenAIAgentsAdapter()
+    assert adapter.detect(run_result) == 1.0
+    trace = adapter.load(run_result)
+    assert _summary(trace) == REFUND_SESSION
+    assert trace.final_answer == FINAL
+    assert trace.calls[0].structured_result == {"customer_id": "C-1", "name": "Ada Lovelace"}
+    assert trace.calls[2].result == f"Error: {REFUND_ERROR}"
+    assert trace.calls[0].metadata["id"] == "fc_1"
+
+
+def test_live_new_items_and_input_list(run_result: Any) -> None:
+    adapter = OpenAIAgentsAdapter()
+    assert adapter.detect(run_result.new_items) == 1.0
+    assert _summary(adapter.load(run_result.new_items)) == REFUND_SESSION
+    input_list = run_result.to_input_list()
+    assert 0 < adapter.detect(input_list) < 0.5  # a plain Responses list: left to openai-responses
+    trace = adapter.load(input_list)
+    assert _summary(trace) == REFUND_SESSION and trace.final_answer == FINAL
+
+
+def test_evaluate_accepts_the_live_run(run_result: Any, installed_plugin_manager: Any) -> None:
+    evaluation = pytest.importorskip("toolscore_core.evaluation", reason="H1's evaluate has not landed")
+    result = evaluation.evaluate(
+        expected=[{"tool": "lookup_customer", "args": {"email": "ada@example.com"}},
+                  {"tool": "list_orders", "args": {"customer_id": "C-1"}},
+                  {"tool": "refund_order", "args": {"order_id": "A-17", "amount": 42.5}}],
+        actual=run_result,
+    )
+    assert result.selection_accuracy > 0.5
+    assert [c.tool for c in result.actual.calls][:3] == ["lookup_customer", "list_orders", "refund_order"]
+
+
+@pytest.mark.parametrize("name", ["openai_agents_new_items.json", "openai_agents_run_state.json"])
+def test_saved_items_and_run_state_are_detected_and_read(name: str) -> None:
+    trace = load_trace(FIXTURES / name)
+    assert trace.source_format == "openai-agents"
+    assert _summary(trace) == REFUND_SESSION
+    assert trace.final_answer == FINAL
+
+
+def test_run_state_reads_generated_items_only_once() -> None:
+    data = json.loads((FIXTURES / "openai_agents_run_state.json").read_text(encoding="utf-8"))
+    assert data["model_responses"] and data["generated_items"]
+    assert len(OpenAIAgentsAdapter().load(data).calls) == 4
+
+
+def test_saved_input_list_reads_with_the_format_named() -> None:
+    trace = load_trace(FIXTURES / "openai_agents_input_list.json", format="openai-agents")
+    assert _summary(trace) == REFUND_SESSION
+    assert trace.final_answer == FINAL
+
+
+def test_default_error_text_is_claimed_and_read_as_a_failure() -> None:
+    data = json.loads((FIXTURES / "openai_agents_default_error_input_list.json").read_text(encoding="utf-8"))
+    assert OpenAIAgentsAdapter().detect(data) == 0.9
+    trace = load_trace(FIXTURES / "openai_agents_default_error_input_list.json")
+    assert trace.source_format == "openai-agents"
+    refund = trace.calls[2]
+    assert refund.is_error is True and refund.error == DEFAULT_TEXT_0_24
+    assert [c.is_error for c in trace.calls] == [False, False, True, False]
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    (DEFAULT_TEXT_0_24, DEFAULT_TEXT_0_24),
+    (DEFAULT_TEXT_0_20, REFUND_ERROR),          # 0.20 appends the detail
+    (f"Error: {REFUND_ERROR}", REFUND_ERROR),   # the usual failure_error_function
+    ("sent", None),
+    ("No Error: here", None),
+    ({"error": "x"}, None),
+])
+def test_failure_text_heuristic(text: Any, error: str | None) -> None:
+    assert failure_text(text) == error
+
+
+def test_unanswered_call_is_unknown_and_hosted_mcp_call_keeps_its_outcome() -> None:
+    items = [
+        {"role": "user", "content": "go"},
+        {"type": "function_call", "name": "lookup", "arguments": "{}", "call_id": "c1"},
+        {"type": "mcp_call", "id": "mcp_1", "name": "search", "arguments": '{"q": "x"}', "server_label": "docs",
+         "output": None, "error": "server down"},
+    ]
+    lookup, search = OpenAIAgentsAdapter().load(items).calls
+    assert lookup.is_error is None and lookup.result is None and lookup.args == {}
+    assert search.is_error is True and search.error == "server down" and search.metadata["server_label"] == "docs"
+
+
+def test_arguments_that_are_not_json_name_the_place() -> None:
+    items = [{"type": "tool_call_item", "raw_item": {"type": "function_call", "name": "t", "arguments": "{x",
+                                                     "call_id": "c"}}]
+    with pytest.raises(InputError, match=r"\$\[0\]\.raw_item\.arguments.*not valid JSON"):
+        OpenAIAgentsAdapter().load(items)
+
+
+def test_an_empty_run_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="no tool calls and no assistant message"):
+        OpenAIAgentsAdapter().load([{"role": "user", "content": "hi"}])
+    assert OpenAIAgentsAdapter().detect([]) == 0.0
+
+
+def test_a_call_without_a_name_names_its_place() -> None:
+    with pytest.raises(InputError, match=r"\$\[1\]\.name"):
+        OpenAIAgentsAdapter().load([{"role": "user", "content": "hi"}, {"type": "function_call", "call_id": "c"}])
+
+
+def test_unicode_survives() -> None:
+    items = [{"type": "function_call", "name": "greet", "arguments": '{"name": "Zoë 東京"}', "call_id": "c"},
+             {"type": "function_call_output", "call_id": "c", "output": "こんにちは"}]
+    call = OpenAIAgentsAdapter().load(items).calls[0]
+    assert call.args == {"name": "Zoë 東京"} and call.result == "こんにちは" and call.is_error is False
