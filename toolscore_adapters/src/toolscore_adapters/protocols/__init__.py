@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolscore_adapters.protocols.jsonrpc import JsonRpcAdapter
+from toolscore_adapters.protocols.mcp_session import McpSessionAdapter
 from toolscore_adapters.protocols.otel import OtelAdapter
 
-ADAPTERS: list[Any] = [OtelAdapter]
+ADAPTERS: list[Any] = [OtelAdapter, McpSessionAdapter, JsonRpcAdapter]

@@ -10,12 +10,12 @@ in flat memory.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
 from toolscore_adapters.protocols import otel_spans as spans
+from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
 from toolscore_adapters.protocols.otel_calls import SpanCall, merge_and_order, span_call
 from toolscore_core import InputError, Trace, TraceAdapter
 
@@ -48,15 +48,10 @@ class OtelAdapter(TraceAdapter):
         text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
         if not text.startswith(b"{"):
             return 0.0
-        newline = text.find(b"\n")
-        if newline < 0 and len(head) >= 64 * 1024:  # one line longer than the head
+        if b"\n" not in text and len(head) >= 64 * 1024:  # one line longer than the head
             return 0.9 if any(key in text[:4096] for key in _EXPORT_KEYS) else 0.0
-        first_line = text if newline < 0 else text[:newline]
-        try:
-            first = json.loads(first_line)
-        except (ValueError, RecursionError):
-            return 0.0  # pretty-printed JSON: judged on the parsed data instead
-        return 0.95 if spans.is_export_request(first) else 0.0
+        # a pretty-printed file's first line is not complete JSON: judged on the parsed data
+        return 0.95 if spans.is_export_request(first_line(head)) else 0.0
 
     # ------------------------------------------------------------------ loading
 
@@ -126,35 +121,13 @@ def _is_bare_otlp_span(item: Any) -> bool:
 def _stream_file_spans(path: Path) -> Iterator[spans.Span]:
     """Spans of a JSON Lines export, one line in memory at a time."""
     order = 0
-    with path.open("rb") as fh:
-        for number, raw in enumerate(_lines(fh), start=1):
-            if number == 1:
-                raw = raw.removeprefix(b"\xef\xbb\xbf")
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", file=path,
-                                 location=f"line {number}", hint="Save the file as UTF-8") from None
-            try:
-                request = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"line is not valid JSON ({exc.msg})", file=path,
-                                 location=f"line {number}, column {exc.colno}",
-                                 expected="one OTLP export request per line") from None
-            except RecursionError:
-                raise InputError("line is nested too deeply to read", file=path, location=f"line {number}") from None
-            if not spans.is_export_request(request):
-                raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
-                                 location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
-            try:
-                for span in spans.iter_request_spans(request, f"line {number}: $", order):
-                    order += 1
-                    yield span
-            except InputError as exc:
-                raise exc.with_file(path) from None
-
-
-def _lines(fh: Iterable[bytes]) -> Iterator[bytes]:
-    yield from fh
+    for number, request in iter_json_lines(path, expected="one OTLP export request per line"):
+        if not spans.is_export_request(request):
+            raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
+                             location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
+        try:
+            for span in spans.iter_request_spans(request, f"line {number}: $", order):
+                order += 1
+                yield span
+        except InputError as exc:
+            raise exc.with_file(path) from None
