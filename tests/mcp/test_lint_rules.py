@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from toolscore_core.interfaces import LintRule
 from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
 from toolscore_mcp.lint import rules_compat as compat
