@@ -160,3 +160,27 @@ def misbehaving() -> Callable[[str], list[str]]:
 def is_gone() -> Callable[[int], bool]:
     """A function: pid -> True when that process no longer exists (reaped)."""
     return process_gone
+
+
+@pytest.fixture
+def probe_http() -> Iterator[tuple[object, str]]:
+    """Our recording Streamable HTTP server (servers/http_probe_server.py) on 127.0.0.1:
+    (server, url); ``server.seen`` holds every POST's headers and body."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("http_probe_server", SERVERS / "http_probe_server.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server, url = module.start_probe_server()
+    try:
+        yield server, url
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def unused_port() -> int:
+    """A 127.0.0.1 port nothing listens on (connections to it are refused)."""
+    return free_port()

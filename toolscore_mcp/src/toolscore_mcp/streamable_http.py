@@ -25,7 +25,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -198,9 +198,13 @@ class MCPHttpClient(MCPClient):
         return found
 
     def _read_stream(self, response: httpx.Response, request_id: Any, deadline: float, method: str) -> dict[str, Any] | None:
-        for event in parse_events(response.iter_lines()):
-            if time.monotonic() > deadline:
-                raise httpx.ReadTimeout("deadline")
+        def lines_until_deadline() -> Iterator[str]:
+            for line in response.iter_lines():  # keep-alive comments count against the deadline
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("deadline")
+                yield line
+
+        for event in parse_events(lines_until_deadline()):
             try:
                 message = json.loads(event.data)
             except ValueError:
