@@ -1,11 +1,147 @@
-"""The built-in metrics (selection, arguments, sequence, redundancy, ...)."""
+"""The built-in metrics, registered through the same hook as third-party ones.
+
+Each reads the evaluation context (one pairing per evaluation, see
+:mod:`toolscore_core.pairing`) and returns a value in [0, 1]. Shared conventions, so an
+empty run never earns vacuous credit:
+
+- no expected and no actual calls: every metric is 1.0 (nothing was asked, nothing done);
+- expected calls but no actual calls (or the reverse): 0.0.
+
+Default weights (renormalised to sum 1 with whatever the user adds):
+selection_accuracy 0.4, argument_f1 0.3, sequence_accuracy 0.2, redundancy 0.1;
+required_call_recall 0 (opt-in: computed and reported, counted only when weighted).
+"""
 
 from __future__ import annotations
 
-from toolscore_core.interfaces import Metric
+from typing import Any, ClassVar
+
+from toolscore_core.interfaces import Metric, MetricResult
 from toolscore_core.plugins import hookimpl
+
+
+def _empty_case(context: Any) -> float | None:
+    n, m = len(context.expected), len(context.calls)
+    if n == 0 and m == 0:
+        return 1.0
+    if n == 0 or m == 0:
+        return 0.0
+    return None
+
+
+class SelectionAccuracy(Metric):
+    """Share of the calls made whose tool the task expected (extra or wrong tools lower it)."""
+
+    name: ClassVar[str] = "selection_accuracy"
+    description: ClassVar[str] = "share of actual calls whose tool was expected"
+    default_weight: ClassVar[float] = 0.4
+
+    def compute(self, context: Any) -> MetricResult:
+        tools = {e.tool for e in context.expected}
+        right = sum(1 for c in context.calls if c.tool in tools)
+        empty = _empty_case(context)
+        value = empty if empty is not None else right / len(context.calls)
+        return MetricResult(value=value, details={"right_tool_calls": right, "actual_calls": len(context.calls)})
+
+
+class ArgumentF1(Metric):
+    """F1 of argument matching over calls paired with the same tool.
+
+    Recall counts every checked expected argument (also those of calls never made);
+    precision counts the arguments of the actual calls paired with checked expectations
+    (extra arguments lower it). ``args`` omitted = not checked; ``{}`` = one unit, met when
+    the call had no arguments. When nothing is checked, a run with at least one same-tool
+    pair scores 1.0 and one without scores 0.0.
+    """
+
+    name: ClassVar[str] = "argument_f1"
+    description: ClassVar[str] = "F1 of matching arguments over same-tool pairs"
+    default_weight: ClassVar[float] = 0.3
+
+    def compute(self, context: Any) -> MetricResult:
+        p = context.pairing
+        precision = p.matched_units / p.actual_units if p.actual_units else None
+        recall = p.matched_units / p.expected_units if p.expected_units else None
+        details = {"matched": p.matched_units, "expected_units": p.expected_units,
+                   "actual_units": p.actual_units, "precision": precision, "recall": recall}
+        empty = _empty_case(context)
+        if empty is not None:
+            return MetricResult(value=empty, details=details)
+        if precision is None and recall is None:
+            value = 1.0 if p.paired_count else 0.0
+        elif precision is None or recall is None:
+            value = precision if recall is None else recall  # type: ignore[assignment]
+        else:
+            value = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return MetricResult(value=value, details=details)
+
+
+class SequenceAccuracy(Metric):
+    """Order of the calls, under the evaluation's mode (see :mod:`toolscore_core.modes`)."""
+
+    name: ClassVar[str] = "sequence_accuracy"
+    description: ClassVar[str] = "order of calls (LCS ratio, or the named mode's pass/fail)"
+    default_weight: ClassVar[float] = 0.2
+
+    def compute(self, context: Any) -> MetricResult:
+        from toolscore_core.modes import sequence_score
+
+        value, details = sequence_score(context.mode, context.expected, context.calls)
+        return MetricResult(value=value, details=details)
+
+
+class Redundancy(Metric):
+    """Share of the calls made that were paired with an expected call: duplicates and
+    extras lower it (1.0 = no redundant calls)."""
+
+    name: ClassVar[str] = "redundancy"
+    description: ClassVar[str] = "share of actual calls paired with an expected call (no extras or duplicates)"
+    default_weight: ClassVar[float] = 0.1
+
+    def compute(self, context: Any) -> MetricResult:
+        paired = context.pairing.paired_count
+        empty = _empty_case(context)
+        value = empty if empty is not None else paired / len(context.calls)
+        return MetricResult(value=value, details={"paired_calls": paired, "redundant_calls": len(context.calls) - paired})
+
+
+class RequiredCallRecall(Metric):
+    """Share of expected calls that were made AND succeeded.
+
+    An expected call counts when its paired actual call (same tool) succeeded: not an
+    error, not denied. A call whose outcome is unknown (``is_error=None``) counts only when
+    the trace records no outcome for any call (a plain list of tool + args), since then
+    "unknown" is the format's limit, not a sign of trouble.
+    """
+
+    name: ClassVar[str] = "required_call_recall"
+    description: ClassVar[str] = "share of expected calls made and succeeded (opt-in)"
+    default_weight: ClassVar[float] = 0.0
+
+    def compute(self, context: Any) -> MetricResult:
+        calls = context.calls
+        completed: list[int] = []
+        failed: list[int] = []
+        missing: list[int] = []
+        for i, j in enumerate(context.pairing.expected_to_actual):
+            if j is None:
+                missing.append(i)
+                continue
+            call = calls[j]
+            ok = call.succeeded or (call.is_error is None and not call.denied and not context.outcomes_recorded)
+            (completed if ok else failed).append(i)
+        n = len(context.expected)
+        value = 1.0 if n == 0 else len(completed) / n
+        details = {"completed": len(completed), "required": n, "missing": missing[:50], "failed": failed[:50],
+                   "outcomes_recorded": context.outcomes_recorded}
+        return MetricResult(value=value, details=details)
+
+
+BUILTIN_METRICS: tuple[type[Metric], ...] = (
+    SelectionAccuracy, ArgumentF1, SequenceAccuracy, Redundancy, RequiredCallRecall,
+)
 
 
 @hookimpl
 def toolscore_register_metrics() -> list[type[Metric]]:
-    return []
+    return list(BUILTIN_METRICS)

@@ -1,0 +1,198 @@
+"""What the score does not show: failed calls, blind retries, loops, leaked credentials and
+forbidden calls. Each check reads the actual calls once and returns figures for
+``Evaluation.metrics`` plus findings with a concrete fix.
+
+Call numbers in messages are 1-based ("call 2 run_shell"), as people count; indexes in
+machine-readable data (``policy_violations[*].index``, ``secrets[*].index``) are 0-based.
+Every value that reaches a message or a record is redacted and shortened first.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from toolscore_core.matchers import canonical, matches
+from toolscore_core.model import Finding, ForbiddenRule, ToolCall
+from toolscore_core.secrets import find_secrets, redact
+
+MAX_STRING = 500  # characters of one string value kept in a record
+MAX_ITEMS = 50  # items of one list / keys of one dict kept in a record
+
+
+def bounded(value: Any, *, max_string: int = MAX_STRING, max_items: int = MAX_ITEMS, depth: int = 0) -> Any:
+    """A redacted, size-bounded, JSON-safe copy of ``value`` for records and reports.
+
+    Long strings keep their head and say how much was cut; long lists and dicts keep their
+    first items. Credentials are replaced by their previews before anything is cut, so a
+    cut can never leave half a key readable.
+    """
+    if depth > 20:
+        return "…"
+    if isinstance(value, str):
+        text = redact(value) if len(value) < 1_000_000 else redact(value[: max_string * 4])
+        if len(text) > max_string:
+            return f"{text[:max_string]}… ({len(value)} characters)"
+        return text
+    if isinstance(value, bool) or value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {str(redact(str(k))): bounded(v, max_string=max_string, max_items=max_items, depth=depth + 1)
+               for k, v in items[:max_items]}
+        if len(items) > max_items:
+            out["…"] = f"{len(items) - max_items} more key(s)"
+        return out
+    if isinstance(value, (list, tuple)):
+        out_list = [bounded(v, max_string=max_string, max_items=max_items, depth=depth + 1) for v in value[:max_items]]
+        if len(value) > max_items:
+            out_list.append(f"… {len(value) - max_items} more item(s)")
+        return out_list
+    return bounded(repr(value), max_string=max_string, max_items=max_items, depth=depth + 1)
+
+
+def _tool_counts(calls: Sequence[ToolCall], indexes: Sequence[int]) -> str:
+    counts = Counter(calls[i].tool for i in indexes)
+    return ", ".join(f"{tool} x{n}" if n > 1 else tool for tool, n in counts.most_common())
+
+
+def call_key(call: ToolCall) -> Any:
+    """Hashable identity of a call's content (tool and arguments)."""
+    return (call.tool, canonical(call.args))
+
+
+def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str, Any], list[Finding]]:
+    """Failed calls, blind retries and loops (identical calls)."""
+    total = len(calls)
+    failed = [i for i, c in enumerate(calls) if c.is_error is True]
+    denied = [i for i, c in enumerate(calls) if c.denied]
+    unknown = sum(1 for c in calls if c.is_error is None and not c.denied)
+    # A blind retry: the previous call of the same tool failed, and this one repeats it unchanged.
+    last_by_tool: dict[str, int] = {}
+    retries: list[int] = []
+    for i, call in enumerate(calls):
+        prev = last_by_tool.get(call.tool)
+        if prev is not None and calls[prev].is_error is True and keys[prev] == keys[i]:
+            retries.append(i)
+        last_by_tool[call.tool] = i
+    repeats = Counter(keys)
+    identical = sum(n - 1 for n in repeats.values())
+    durations = [c.duration for c in calls if c.duration is not None]
+    figures: dict[str, Any] = {
+        "total_calls": total,
+        "error_count": len(failed),
+        "error_rate": len(failed) / total if total else 0.0,
+        "denied_count": len(denied),
+        "unknown_outcome_count": unknown,
+        "retry_after_error_count": len(retries),
+        "identical_call_count": identical,
+        "identical_rate": identical / total if total else 0.0,
+        "total_duration": sum(durations) if durations else None,
+        "mean_duration": sum(durations) / len(durations) if durations else None,
+        "failed_calls": failed[:MAX_ITEMS],
+        "blind_retries": retries[:MAX_ITEMS],
+    }
+    findings: list[Finding] = []
+    if failed:
+        first = calls[failed[0]]
+        findings.append(Finding(
+            severity="warning", code="failed-calls",
+            message=f"{len(failed)} of {total} tool calls failed ({_tool_counts(calls, failed)})",
+            call_index=failed[0], tool=first.tool,
+            evidence=bounded(first.error or first.result, max_string=200) if (first.error or first.result) else None,
+            fix="Read the tool's error and make the agent change its arguments or try another tool, "
+                "instead of stopping or repeating the same call",
+            details={"category": "behavior", "calls": failed[:MAX_ITEMS]},
+        ))
+    if denied:
+        findings.append(Finding(
+            severity="info", code="denied-calls",
+            message=f"{len(denied)} of {total} tool calls were denied ({_tool_counts(calls, denied)})",
+            call_index=denied[0], tool=calls[denied[0]].tool,
+            details={"category": "behavior", "calls": denied[:MAX_ITEMS]},
+        ))
+    if retries:
+        n = len(retries)
+        findings.append(Finding(
+            severity="warning", code="blind-retry",
+            message=f"{n} call{' repeats' if n == 1 else 's repeat'} a failed call with the same arguments",
+            call_index=retries[0], tool=calls[retries[0]].tool,
+            fix=f"After `{calls[retries[0]].tool}` fails, change the arguments or the approach before calling it again",
+            details={"category": "behavior", "calls": retries[:MAX_ITEMS]},
+        ))
+    loops = [(key, n) for key, n in repeats.items() if n >= 3]
+    for key, n in sorted(loops, key=lambda kn: -kn[1])[:10]:
+        first_index = keys.index(key)
+        tool = calls[first_index].tool
+        findings.append(Finding(
+            severity="warning", code="loop",
+            message=f"`{tool}` was called {n} times with the same arguments (a loop)",
+            call_index=first_index, tool=tool,
+            fix=f"Give the agent a stop condition: reuse the first result of `{tool}` instead of asking again",
+            details={"category": "behavior", "count": n},
+        ))
+    return figures, findings
+
+
+def security(calls: Sequence[ToolCall]) -> tuple[dict[str, Any], list[Finding]]:
+    """Credentials passed in tool arguments (only their previews are kept)."""
+    secrets: list[dict[str, Any]] = []
+    findings: list[Finding] = []
+    for i, call in enumerate(calls):
+        if not call.args:
+            continue
+        for hit in find_secrets(call.args):
+            secrets.append({"index": i, "tool": call.tool, "path": hit.path, "kind": hit.kind, "preview": hit.preview})
+            if len(findings) < MAX_ITEMS:
+                findings.append(Finding(
+                    severity="error", code="credential-in-arguments",
+                    message=f"call {i + 1} {call.tool} passes a credential ({hit.kind}) in '{hit.path}': {hit.preview}",
+                    call_index=i, tool=call.tool, evidence=hit.preview,
+                    fix="Never pass credentials through tool arguments: let the tool read them from its own "
+                        "configuration or environment, and rotate the exposed key",
+                    details={"category": "safety", "path": hit.path, "kind": hit.kind},
+                ))
+    return {"secret_count": len(secrets), "secrets": secrets}, findings
+
+
+def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool:
+    """Same tool (or any tool when the rule names none) and every listed argument matches."""
+    if rule.tool is not None and rule.tool != call.tool:
+        return False
+    if not rule.args:
+        return True
+    if call.args is None:
+        return False
+    return all(name in call.args and matches(value, call.args[name]) for name, value in rule.args.items())
+
+
+def policy(calls: Sequence[ToolCall], rules: Sequence[ForbiddenRule]) -> tuple[list[dict[str, Any]], list[Finding]]:
+    """Calls matching a forbidden rule: one record per (call, rule)."""
+    violations: list[dict[str, Any]] = []
+    findings: list[Finding] = []
+    if not rules:
+        return violations, findings
+    for i, call in enumerate(calls):
+        for r, rule in enumerate(rules):
+            if not rule_matches(rule, call):
+                continue
+            reason = rule.reason or "forbidden call"
+            violations.append({"index": i, "tool": call.tool, "rule": r, "reason": reason,
+                               "args": bounded(call.args, max_string=200)})
+            if len(findings) < MAX_ITEMS:
+                findings.append(Finding(
+                    severity="error", code="forbidden-call",
+                    message=f"call {i + 1} {call.tool} matches forbidden rule {r + 1}: {reason}",
+                    call_index=i, tool=call.tool,
+                    evidence=str(bounded(call.args, max_string=120)),
+                    fix=f"Stop the agent from making this call ({reason}): remove the tool, narrow its "
+                        "permissions, or add a guard that denies it",
+                    details={"category": "safety", "rule": r},
+                ))
+    return violations, findings
+
+
+__all__ = ["MAX_ITEMS", "MAX_STRING", "bounded", "call_key", "efficiency", "policy", "rule_matches", "security"]

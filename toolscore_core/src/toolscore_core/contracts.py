@@ -1,0 +1,252 @@
+"""Reading what a task needs: gold files, forbidden-call files and their Python forms.
+
+A gold file is either a list of expected calls or an object
+``{"expected": [...], "forbidden": [...], "weights": {...}, "min_score": x, "mode": "..."}``;
+a forbidden file is a list of ``{"tool", "args", "reason"}`` rules (or ``{"forbidden": [...]}``).
+Both may be JSON or YAML. Their shape is checked against the JSON Schemas shipped in
+``toolscore_core/schemas/`` (compiled once per process with fastjsonschema), and every
+problem is an :class:`InputError` naming the file, the JSON path inside it and what was
+expected. Matcher forms (``{"$regex": ...}``) become matcher objects.
+
+The Python API takes the same shapes as Python objects: lists of dicts (matchers inline),
+:class:`ExpectedCall` / :class:`ForbiddenRule` objects, tool calls from a recorded trace
+(used as the expectation, e.g. a baseline), or a :class:`Contract`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.files import json_path, load_data_file
+from toolscore_core.matchers import Matcher, parse_matchers
+from toolscore_core.model import Contract, ExpectedCall, ForbiddenRule, ToolCall, Trace
+from toolscore_core.modes import check_mode
+
+_SHAPES = {
+    "gold": 'a list of {"tool": NAME, "args": {...}} objects, or an object with an "expected" list',
+    "forbidden": 'a list of {"tool": NAME, "args": {...}, "reason": TEXT} rules',
+}
+
+
+@functools.cache
+def load_schema(name: str) -> dict[str, Any]:
+    """A shipped JSON Schema by name (``gold``, ``forbidden``, ``evaluation``)."""
+    text = resources.files("toolscore_core.schemas").joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@functools.cache
+def validator(name: str, definition: str | None = None) -> Callable[[Any], Any]:
+    """The compiled validator of a shipped schema (or of one of its definitions), built once."""
+    import fastjsonschema
+
+    schema = dict(load_schema(name))
+    if definition is not None:
+        schema.pop("oneOf", None)
+        schema["$ref"] = f"#/definitions/{definition}"
+    return fastjsonschema.compile(schema)  # type: ignore[no-any-return]
+
+
+def _describe_schema_error(exc: Any) -> tuple[str, str, str | None]:
+    """(message, JSON path, expected) from a fastjsonschema error."""
+    path = [p for p in (exc.path or [])[1:]]
+    message = str(exc.message)
+    if message.startswith("data"):
+        message = message.split(" ", 1)[1] if " " in message else message
+    expected = None
+    rule = getattr(exc, "rule", None)
+    definition = getattr(exc, "definition", None) or {}
+    if rule == "additionalProperties" and isinstance(definition, dict):
+        allowed = ", ".join(sorted(definition.get("properties", {})))
+        expected = f"only the keys {allowed}"
+        message = "has an unknown key"
+        extra = _unknown_key(exc.value, definition)
+        if extra is not None:
+            message = f"has an unknown key {extra!r}"
+            path = [*path, extra]
+    elif rule == "required" and isinstance(definition, dict):
+        expected = f"the key(s) {', '.join(definition.get('required', []))}"
+    elif rule == "type" and isinstance(definition, dict):
+        expected = f"a value of type {definition.get('type')}"
+    elif rule == "enum" and isinstance(definition, dict):
+        expected = f"one of {', '.join(str(v) for v in definition.get('enum', []) if v is not None)}"
+    return message, json_path(path), expected
+
+
+def _unknown_key(value: Any, definition: dict[str, Any]) -> str | None:
+    if isinstance(value, dict):
+        for key in value:
+            if key not in definition.get("properties", {}):
+                return str(key)
+    return None
+
+
+def _validate(name: str, definition: str, data: Any, file: str | Path | None, prefix: Sequence[str | int] = ()) -> None:
+    import fastjsonschema
+
+    try:
+        validator(name, definition)(data)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        message, location, expected = _describe_schema_error(exc)
+        if prefix:
+            location = json_path([*prefix]) + location[1:]
+        raise InputError(message, file=file, location=location,
+                         expected=expected or _SHAPES.get(name)) from None
+
+
+def _plain(item: Any) -> Any:
+    """Python objects (ExpectedCall, ForbiddenRule, ToolCall) as the dicts files would hold."""
+    if isinstance(item, ExpectedCall):
+        out: dict[str, Any] = {"tool": item.tool, "args": item.args}
+        if item.description is not None:
+            out["description"] = item.description
+        return out
+    if isinstance(item, ForbiddenRule):
+        rule: dict[str, Any] = {"tool": item.tool, "args": item.args}
+        if item.reason is not None:
+            rule["reason"] = item.reason
+        return rule
+    if isinstance(item, ToolCall):
+        return {"tool": item.tool, "args": item.args}
+    return item
+
+
+def _check_python_args(items: Any, file: str | Path | None, prefix: Sequence[str | int]) -> None:
+    """Reject what a schema cannot see in Python objects: non-str dict keys in args."""
+    if not isinstance(items, list):
+        return
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and isinstance(item.get("args"), dict):
+            for key in item["args"]:
+                if not isinstance(key, str):
+                    raise InputError(f"argument names must be strings, not {key!r}", file=file,
+                                     location=json_path([*prefix, i, "args"]))
+
+
+def expected_calls(data: Any, *, file: str | Path | None = None, prefix: Sequence[str | int] = ()) -> tuple[ExpectedCall, ...]:
+    """Expected calls from a list (dicts with matcher forms or objects, ToolCalls, a Trace)."""
+    if isinstance(data, Trace):
+        data = list(data.calls)
+    if isinstance(data, tuple):
+        data = list(data)
+    if isinstance(data, list):
+        data = [_plain(item) for item in data]
+    _validate("gold", "expected_list", data, file, prefix)
+    _check_python_args(data, file, prefix)
+    calls = []
+    for i, item in enumerate(data):
+        args = item.get("args")
+        if args is not None:
+            args = parse_matchers(args, file=file, path=[*prefix, i, "args"])
+        calls.append(ExpectedCall(tool=item["tool"], args=args, description=item.get("description")))
+    return tuple(calls)
+
+
+def forbidden_rules(data: Any, *, file: str | Path | None = None, prefix: Sequence[str | int] = ()) -> tuple[ForbiddenRule, ...]:
+    """Forbidden rules from a list (dicts with matcher forms, or ForbiddenRule objects)."""
+    if data is None:
+        return ()
+    if isinstance(data, tuple):
+        data = list(data)
+    if isinstance(data, list):
+        data = [_plain(item) for item in data]
+    elif isinstance(data, dict) and "forbidden" in data and not prefix:
+        _validate("forbidden", "forbidden_list", data.get("forbidden"), file, ["forbidden"])
+        return forbidden_rules(data["forbidden"], file=file, prefix=["forbidden"])
+    _validate("forbidden", "forbidden_list", data, file, prefix)
+    _check_python_args(data, file, prefix)
+    rules = []
+    for i, item in enumerate(data):
+        args = item.get("args")
+        if args is not None:
+            args = parse_matchers(args, file=file, path=[*prefix, i, "args"])
+        rules.append(ForbiddenRule(tool=item.get("tool"), args=args, reason=item.get("reason")))
+    return tuple(rules)
+
+
+def contract_from_data(data: Any, *, file: str | Path | None = None) -> Contract:
+    """A Contract from parsed gold data (a list of calls, or the object form)."""
+    source = str(file) if file is not None else None
+    if isinstance(data, Contract):
+        return data
+    if isinstance(data, dict):
+        # The lists are checked below with their own paths; here only the object's own keys.
+        own = {k: v for k, v in data.items() if k not in ("expected", "forbidden")}
+        own.update({k: [] for k in ("expected", "forbidden") if k in data})
+        _validate("gold", "contract", own, file)
+        expected = expected_calls(data["expected"], file=file, prefix=["expected"])
+        forbidden = forbidden_rules(data.get("forbidden"), file=file, prefix=["forbidden"])
+        mode = data.get("mode")
+        check_mode(mode, file=source, location="$.mode")
+        return Contract(expected=expected, forbidden=forbidden, weights=dict(data.get("weights") or {}),
+                        min_score=data.get("min_score"), mode=mode, source=source)
+    if isinstance(data, (list, tuple, Trace)):
+        return Contract(expected=expected_calls(data, file=file), source=source)
+    raise InputError(f"is {_kind(data)}, not a gold file", file=file, location="$", expected=_SHAPES["gold"])
+
+
+def _kind(data: Any) -> str:
+    if data is None:
+        return "empty (null)"
+    if isinstance(data, Matcher):
+        return "a matcher"
+    return f"a {type(data).__name__}"
+
+
+def load_contract(path: str | Path) -> Contract:
+    """Read a gold file (JSON or YAML)."""
+    data = load_data_file(path)
+    return contract_from_data(data, file=path)
+
+
+def load_forbidden(path: str | Path) -> tuple[ForbiddenRule, ...]:
+    """Read a forbidden-calls file (JSON or YAML)."""
+    data = load_data_file(path)
+    if not isinstance(data, (list, dict)):
+        raise InputError(f"is {_kind(data)}, not a list of rules", file=path, location="$", expected=_SHAPES["forbidden"])
+    return forbidden_rules(data, file=path)
+
+
+def is_path(value: Any) -> bool:
+    return isinstance(value, Path) or (isinstance(value, str) and "\n" not in value and
+                                        Path(value).suffix.lower() in (".json", ".yaml", ".yml"))
+
+
+def as_contract(expected: Any) -> Contract:
+    """Whatever ``evaluate(expected=...)`` was given, as a Contract."""
+    if isinstance(expected, Contract):
+        return expected
+    if is_path(expected):
+        return load_contract(expected)
+    if expected is None:
+        raise InputError("no expected calls given", expected="a list of expected calls or a gold file path")
+    return contract_from_data(expected)
+
+
+def as_forbidden(forbidden: Any) -> tuple[ForbiddenRule, ...]:
+    """Whatever ``evaluate(forbidden=...)`` was given, as rules."""
+    if forbidden is None:
+        return ()
+    if is_path(forbidden):
+        return load_forbidden(forbidden)
+    return forbidden_rules(forbidden)
+
+
+__all__ = [
+    "as_contract",
+    "as_forbidden",
+    "contract_from_data",
+    "expected_calls",
+    "forbidden_rules",
+    "load_contract",
+    "load_forbidden",
+    "load_schema",
+    "validator",
+]

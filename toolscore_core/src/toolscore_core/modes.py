@@ -1,0 +1,222 @@
+"""Order modes: what ``sequence_accuracy`` measures.
+
+``default``
+    The longest common subsequence of tool names divided by the longer list's length: a
+    graded score (arguments are judged by ``argument_f1``, not here). Both lists empty: 1.
+
+The named modes follow agentevals' trajectory match, ADK's ``EXACT``/``IN_ORDER``/
+``ANY_ORDER`` and promptfoo's ``in_order`` (peers.md 4.2). Each is a pass/fail test, so
+``sequence_accuracy`` becomes 1.0 or 0.0 and carries the mode's share of the score; the
+other metrics are unchanged. A call *matches* an expected call when the tool is the same
+and, if the expected call checks arguments, it has exactly the expected argument names and
+every value satisfies the expected value or matcher (``args`` omitted = any arguments,
+``{}`` = no arguments). Unlike agentevals (greedy first-fit), the unordered modes use a
+maximum bipartite matching, so the answer never depends on the order calls are listed in.
+
+``strict``     same number of calls, and call *i* matches expected call *i* for every *i*.
+``in_order``   the expected calls appear in order as a subsequence; extra calls allowed.
+``superset``   every expected call is matched by a distinct actual call, in any order;
+               extra calls allowed.
+``subset``     every actual call is matched by a distinct expected call ("no tools beyond
+               the expected ones"); expected calls may be missing.
+``unordered``  superset and subset: the same calls, in any order.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.matchers import canonical, has_matcher, matches
+from toolscore_core.model import ExpectedCall, ToolCall
+
+DEFAULT_MODE = "default"
+MODES: tuple[str, ...] = ("default", "strict", "in_order", "unordered", "subset", "superset")
+MODE_HELP: dict[str, str] = {
+    "default": "LCS of tool names / longer length (graded)",
+    "strict": "same calls in the same order, nothing else (pass/fail)",
+    "in_order": "expected calls in order, extras allowed (pass/fail)",
+    "unordered": "same calls in any order, nothing else (pass/fail)",
+    "subset": "no call beyond the expected ones (pass/fail)",
+    "superset": "every expected call made, extras allowed (pass/fail)",
+}
+
+
+def check_mode(mode: str | None, *, file: str | None = None, location: str | None = None) -> str:
+    """The mode name, validated (None = default); an unknown name is an InputError."""
+    if mode is None:
+        return DEFAULT_MODE
+    if not isinstance(mode, str) or mode not in MODES:
+        import difflib
+
+        close = difflib.get_close_matches(str(mode), MODES, n=1, cutoff=0.5)
+        raise InputError(
+            f"unknown order mode {mode!r}",
+            file=file,
+            location=location,
+            expected=f"one of {', '.join(MODES)}",
+            hint=f"Did you mean {close[0]!r}?" if close else None,
+        )
+    return mode
+
+
+def call_matches(expected: ExpectedCall, actual: ToolCall) -> bool:
+    """Same tool and, when arguments are checked, exactly the expected arguments."""
+    if expected.tool != actual.tool:
+        return False
+    if expected.args is None:
+        return True
+    if actual.args is None:
+        return False
+    return matches(expected.args, actual.args)
+
+
+def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """Length of the longest common subsequence, bit-parallel (Hyyrö 2004).
+
+    O(len(a) * len(b) / word size) with Python's big integers: 100k x 100k symbols in a
+    few seconds and linear memory, where the textbook table would need 10^10 cells.
+    """
+    start = 0
+    while start < len(a) and start < len(b) and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a -= 1
+        end_b -= 1
+    trimmed = start + (len(a) - end_a)
+    a, b = a[start:end_a], b[start:end_b]
+    if not a or not b:
+        return trimmed
+    if len(a) < len(b):
+        a, b = b, a
+    masks: dict[Any, int] = defaultdict(int)
+    for i, symbol in enumerate(a):
+        masks[symbol] |= 1 << i
+    full = (1 << len(a)) - 1
+    v = full
+    for symbol in b:
+        u = v & masks.get(symbol, 0)
+        v = ((v + u) | (v - u)) & full
+    return trimmed + len(a) - v.bit_count()
+
+
+def _is_subsequence(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> tuple[bool, int]:
+    """Greedy earliest match is optimal for a subsequence test. Returns (ok, matched)."""
+    j = 0
+    for i, exp in enumerate(expected):
+        while j < len(actual) and not call_matches(exp, actual[j]):
+            j += 1
+        if j == len(actual):
+            return False, i
+        j += 1
+    return True, len(expected)
+
+
+def max_matching(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> int:
+    """Size of a maximum one-to-one matching under :func:`call_matches`.
+
+    Plain-valued expectations pair with identical calls by counting (always optimal: the
+    identical calls are interchangeable); expectations with matchers go through scipy's
+    maximum bipartite matching; ``args=None`` expectations take whatever is left of their
+    tool. Never materialises an all-pairs relation.
+    """
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    by_tool_e: dict[str, list[ExpectedCall]] = defaultdict(list)
+    by_tool_a: dict[str, list[ToolCall]] = defaultdict(list)
+    for e in expected:
+        by_tool_e[e.tool].append(e)
+    for a in actual:
+        by_tool_a[a.tool].append(a)
+    total = 0
+    for tool, exps in by_tool_e.items():
+        acts = by_tool_a.get(tool, [])
+        if not acts:
+            continue
+        unchecked = sum(1 for e in exps if e.args is None)
+        plain: dict[Any, int] = defaultdict(int)
+        with_matchers: list[ExpectedCall] = []
+        for e in exps:
+            if e.args is None:
+                continue
+            if has_matcher(e.args):
+                with_matchers.append(e)
+            else:
+                plain[canonical(e.args)] += 1
+        pool: dict[Any, list[ToolCall]] = defaultdict(list)
+        unrecorded: list[ToolCall] = []
+        for a in acts:
+            if a.args is None:
+                unrecorded.append(a)
+            else:
+                pool[canonical(a.args)].append(a)
+        matched = 0
+        for key, count in plain.items():
+            available = pool.get(key, [])
+            take = min(count, len(available))
+            matched += take
+            del available[:take]
+        remaining = [a for group in pool.values() for a in group] + unrecorded
+        if with_matchers and remaining:
+            rows: list[int] = []
+            cols: list[int] = []
+            for r, e in enumerate(with_matchers):
+                for c, a in enumerate(remaining):
+                    if call_matches(e, a):
+                        rows.append(r)
+                        cols.append(c)
+            if rows:
+                graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+                                   shape=(len(with_matchers), len(remaining)))
+                assignment = maximum_bipartite_matching(graph, perm_type="column")
+                matched += int((assignment >= 0).sum())
+        total += min(matched + unchecked, len(acts))
+    return total
+
+
+def sequence_score(mode: str, expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> tuple[float, dict[str, Any]]:
+    """``sequence_accuracy`` under ``mode`` and the details that explain it."""
+    n, m = len(expected), len(actual)
+    if n == 0 and m == 0:
+        return 1.0, {"mode": mode, "passed": True}
+    if mode == DEFAULT_MODE:
+        names_e = [e.tool for e in expected]
+        names_a = [a.tool for a in actual]
+        lcs = lcs_length(names_e, names_a)
+        return lcs / max(n, m), {"mode": mode, "lcs": lcs, "expected_calls": n, "actual_calls": m}
+    details: dict[str, Any] = {"mode": mode, "expected_calls": n, "actual_calls": m}
+    if mode == "strict":
+        first_difference = None
+        for i in range(min(n, m)):
+            if not call_matches(expected[i], actual[i]):
+                first_difference = i
+                break
+        if first_difference is None and n != m:
+            first_difference = min(n, m)
+        passed = first_difference is None
+        details["first_difference"] = first_difference
+    elif mode == "in_order":
+        passed, found = _is_subsequence(expected, actual)
+        details["matched_in_order"] = found
+        if not passed:
+            details["first_missing"] = found
+    else:
+        size = max_matching(expected, actual)
+        details["matched"] = size
+        if mode == "superset":
+            passed = size == n
+        elif mode == "subset":
+            passed = size == m
+        else:  # unordered
+            passed = size == n == m
+    details["passed"] = passed
+    return (1.0 if passed else 0.0), details
+
+
+__all__ = ["DEFAULT_MODE", "MODES", "MODE_HELP", "call_matches", "check_mode", "lcs_length", "max_matching",
+           "sequence_score"]

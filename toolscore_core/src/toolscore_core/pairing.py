@@ -1,0 +1,361 @@
+"""Pairing actual calls with expected calls: one-to-one, optimal, explained, bounded.
+
+Why not greedy first-fit: a greedy matcher lets the first expected call take an actual
+call that a later expected call needed more (peers.md 4.2-4.3 show real tools failing
+this way). Here the pairing maximises the number of matching arguments over the whole
+trace, then, among equally good pairings, keeps the fewest unrequested arguments.
+
+How it stays fast and bounded (10k calls of one tool in well under a second):
+
+1. Calls are only ever paired with calls of the same tool name (blocking by tool).
+2. Exact matches are paired by hashing first: an expected call whose arguments are plain
+   values equals an actual call with identical arguments, which is always an optimal
+   partner (no other actual call can match more of its arguments with fewer extras), so
+   these pairs are fixed in O(n).
+3. What remains of each tool is solved with ``scipy.optimize.linear_sum_assignment`` on
+   consecutive windows of at most :data:`WINDOW` expected calls and a proportional slice of
+   the actual calls, both in trace order; calls a window left unpaired go round again
+   until one side is used up. When what remains fits one window (every ordinary trace),
+   the result is the exact optimum. The same algorithm runs at every size, so the same
+   content gets the same pairing whatever surrounds it in other tools.
+
+Argument credit (used by the pairing and by ``argument_f1``): an expected call with
+``args=None`` checks nothing; ``{}`` checks that no argument was passed (one unit of
+credit); otherwise each expected argument is one unit, matched when the actual call has
+that argument and its value satisfies the expected value or matcher. Every argument of
+the actual call counts against precision (extras lower it) when the expectation is
+checked. Actual arguments that were not recorded (``args=None``) match nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from toolscore_core.matchers import Matcher, canonical, has_matcher, matches
+from toolscore_core.model import CallPair, ExpectedCall, ToolCall
+
+WINDOW = 256
+PREVIEW_CHARS = 80
+
+
+@attrs.frozen
+class Credit:
+    """Argument credit of one expected call against one actual call of the same tool."""
+
+    matched: int  # argument units that match
+    expected_units: int  # checked expected units (recall denominator)
+    actual_units: int  # actual arguments counted for precision
+
+
+@attrs.frozen
+class Pairing:
+    """The one pairing of an evaluation; every metric reads it, nothing recomputes it.
+
+    ``expected_to_actual[i]`` is the actual index paired with expected call ``i`` (same
+    tool) or None; ``actual_to_expected`` the reverse. ``pairs`` lists every row a report
+    shows: same-tool pairs, tool mismatches shown side by side, and unpaired calls.
+    """
+
+    expected_to_actual: tuple[int | None, ...]
+    actual_to_expected: tuple[int | None, ...]
+    credits: tuple[Credit | None, ...]  # per expected call, for its same-tool pair
+    pairs: tuple[CallPair, ...]
+    matched_units: int
+    expected_units: int
+    actual_units: int
+    exact_pairs: int
+
+    @property
+    def paired_count(self) -> int:
+        return sum(1 for a in self.expected_to_actual if a is not None)
+
+
+def preview_value(value: Any, limit: int = PREVIEW_CHARS) -> str:
+    """A short, redacted repr for explanations (long values are cut, never whole secrets)."""
+    from toolscore_core.secrets import redact
+
+    text = repr(redact(value)) if not isinstance(value, Matcher) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def expected_units(expected: ExpectedCall) -> int:
+    if expected.args is None:
+        return 0
+    return len(expected.args) or 1
+
+
+def credit(expected: ExpectedCall, actual: ToolCall) -> Credit:
+    """How much of ``expected``'s arguments ``actual`` satisfies (same tool assumed)."""
+    exp = expected.args
+    if exp is None:
+        return Credit(0, 0, 0)
+    act = actual.args
+    if act is None:
+        return Credit(0, len(exp) or 1, 0)
+    if not exp:
+        return Credit(1 if not act else 0, 1, len(act) or 1)
+    matched = sum(1 for key, value in exp.items() if key in act and matches(value, act[key]))
+    return Credit(matched, len(exp), len(act) or 0)
+
+
+def explain_arguments(expected: ExpectedCall, actual: ToolCall) -> tuple[dict[str, float], tuple[dict[str, str], ...]]:
+    """Per-argument scores and the mismatches, as ``{"argument", "problem", "expected", "actual"}``."""
+    exp = expected.args
+    scores: dict[str, float] = {}
+    problems: list[dict[str, str]] = []
+    if exp is None:
+        return scores, ()
+    act = actual.args
+    if act is None:
+        return {k: 0.0 for k in exp}, ({"argument": "*", "problem": "not recorded",
+                                         "expected": preview_value(exp), "actual": "not recorded"},)
+    if not exp and act:
+        for key, value in act.items():
+            scores[key] = 0.0
+            problems.append({"argument": key, "problem": "unexpected", "expected": "(no arguments)",
+                             "actual": preview_value(value)})
+        return scores, tuple(problems)
+    for key, value in exp.items():
+        if key not in act:
+            scores[key] = 0.0
+            problems.append({"argument": key, "problem": "missing", "expected": preview_value(value), "actual": "(missing)"})
+        elif matches(value, act[key]):
+            scores[key] = 1.0
+        else:
+            scores[key] = 0.0
+            problems.append({"argument": key, "problem": "mismatch", "expected": preview_value(value),
+                             "actual": preview_value(act[key])})
+    for key, value in act.items():
+        if key not in exp:
+            problems.append({"argument": key, "problem": "unexpected", "expected": "(not expected)",
+                             "actual": preview_value(value)})
+    return scores, tuple(problems)
+
+
+def _exact_key(args: dict[str, Any] | None) -> Any:
+    return canonical(args)
+
+
+def _solve_window(
+    exp_idx: Sequence[int],
+    act_idx: Sequence[int],
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+) -> list[tuple[int, int]]:
+    """Optimal assignment inside one window (lexicographic: most matched units, then fewest
+    unrequested actual arguments, then calls that succeeded, then closest positions)."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    n, m = len(exp_idx), len(act_idx)
+    matched = np.zeros((n, m), dtype=np.int64)
+    checked = np.array([expected[i].args is not None for i in exp_idx], dtype=bool)
+    act_args = [actual[j].args for j in act_idx]
+    act_units = np.array([0 if a is None else (len(a) or 1) for a in act_args], dtype=np.int64)
+    # Matched units, one argument name at a time, vectorised over plain values.
+    keys: dict[str, list[int]] = defaultdict(list)
+    for row, i in enumerate(exp_idx):
+        args = expected[i].args
+        if args is None:
+            continue
+        if not args:
+            for col, a in enumerate(act_args):
+                if a is not None and not a:
+                    matched[row, col] = 1
+            continue
+        for key in args:
+            keys[key].append(row)
+    for key, rows in keys.items():
+        codes: dict[Any, int] = {}
+        act_codes = np.full(m, -2, dtype=np.int64)
+        for col, a in enumerate(act_args):
+            if a is not None and key in a:
+                act_codes[col] = codes.setdefault(canonical(a[key]), len(codes))
+        for row in rows:
+            value = expected[exp_idx[row]].args[key]  # type: ignore[index]
+            if has_matcher(value):
+                for col, a in enumerate(act_args):
+                    if a is not None and key in a and matches(value, a[key]):
+                        matched[row, col] += 1
+            else:
+                code = codes.get(canonical(value), -1)
+                if code >= 0:
+                    matched[row] += act_codes == code
+    precision_cost = np.where(checked[:, None], act_units[None, :], 0)
+    not_succeeded = np.array([0 if actual[j].succeeded else 1 for j in act_idx], dtype=np.float64)
+    distance = np.abs(np.arange(n)[:, None] * (m / max(n, 1)) - np.arange(m)[None, :]) / (m + n + 1)
+    # Lexicographic weights: each level's total over a whole assignment stays below one
+    # unit of the level above (distance < 1 per pair; at most min(n, m) pairs).
+    pairs_bound = float(min(n, m) + 1)
+    low = pairs_bound
+    mid = pairs_bound * low
+    big = float(int(act_units.sum()) + 1) * mid
+    cost = (-matched.astype(np.float64) * big + precision_cost.astype(np.float64) * mid
+            + not_succeeded[None, :] * low + distance)
+    rows, cols = linear_sum_assignment(cost)
+    return [(exp_idx[r], act_idx[c]) for r, c in zip(rows.tolist(), cols.tolist(), strict=False)]
+
+
+def _assign_block(
+    exp_idx: list[int],
+    act_idx: list[int],
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+    window: int,
+) -> list[tuple[int, int]]:
+    """Pair the remaining calls of one tool, window by window, until one side is used up."""
+    result: list[tuple[int, int]] = []
+    while exp_idx and act_idx:
+        n, m = len(exp_idx), len(act_idx)
+        if n <= window and m <= window:
+            result.extend(_solve_window(exp_idx, act_idx, expected, actual))
+            break
+        paired_e: set[int] = set()
+        paired_a: set[int] = set()
+        chunks = max(1, -(-max(n, m) // window))
+        for c in range(chunks):
+            e_part = exp_idx[c * n // chunks:(c + 1) * n // chunks]
+            a_part = act_idx[c * m // chunks:(c + 1) * m // chunks]
+            if not e_part or not a_part:
+                continue
+            for e, a in _solve_window(e_part, a_part, expected, actual):
+                result.append((e, a))
+                paired_e.add(e)
+                paired_a.add(a)
+        exp_idx = [e for e in exp_idx if e not in paired_e]
+        act_idx = [a for a in act_idx if a not in paired_a]
+    return result
+
+
+def pair_calls(
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+    *,
+    window: int = WINDOW,
+) -> Pairing:
+    """The optimal one-to-one pairing of ``actual`` to ``expected`` calls (see module doc)."""
+    exp_to_act: list[int | None] = [None] * len(expected)
+    act_to_exp: list[int | None] = [None] * len(actual)
+    exact: set[int] = set()
+
+    # 1. exact matches by hashing (plain-valued checked expectations only)
+    # Identical calls are interchangeable for the arguments; prefer the ones that
+    # succeeded, so a required call retried until it worked counts as completed.
+    by_key: dict[tuple[str, Any], tuple[deque[int], deque[int]]] = {}
+    for j, call in enumerate(actual):
+        if call.args is not None:
+            queues = by_key.setdefault((call.tool, _exact_key(call.args)), (deque(), deque()))
+            queues[0 if call.succeeded else 1].append(j)
+    for i, exp in enumerate(expected):
+        if exp.args is None or has_matcher(exp.args):
+            continue
+        found = by_key.get((exp.tool, _exact_key(exp.args)))
+        queue = (found[0] or found[1]) if found else None
+        if queue:
+            j = queue.popleft()
+            exp_to_act[i] = j
+            act_to_exp[j] = i
+            exact.add(i)
+
+    # 2. optimal assignment of what remains, per tool
+    rest_e: dict[str, list[int]] = defaultdict(list)
+    rest_a: dict[str, list[int]] = defaultdict(list)
+    for i, exp in enumerate(expected):
+        if exp_to_act[i] is None:
+            rest_e[exp.tool].append(i)
+    for j, call in enumerate(actual):
+        if act_to_exp[j] is None and call.tool in rest_e:
+            rest_a[call.tool].append(j)
+    for tool, e_list in rest_e.items():
+        a_list = rest_a.get(tool)
+        if not a_list:
+            continue
+        for i, j in _assign_block(e_list, a_list, expected, actual, window):
+            exp_to_act[i] = j
+            act_to_exp[j] = i
+
+    # 3. credits, totals and the explained rows
+    credits: list[Credit | None] = [None] * len(expected)
+    matched_units = expected_total = actual_total = 0
+    pairs: list[CallPair] = []
+    for i, exp in enumerate(expected):
+        j = exp_to_act[i]
+        if j is None:
+            expected_total += expected_units(exp)
+            continue
+        c = credit(exp, actual[j])
+        credits[i] = c
+        matched_units += c.matched
+        expected_total += c.expected_units
+        actual_total += c.actual_units
+        pairs.append(_same_tool_pair(i, j, exp, actual[j], c, exact=i in exact))
+
+    missing = [i for i, j in enumerate(exp_to_act) if j is None]
+    extra = [j for j, i in enumerate(act_to_exp) if i is None]
+    expected_tools = {e.tool for e in expected}
+    # Show each missing expected call next to the extra call made in its place, in order:
+    # the reader sees "expected book_flight, got cancel_booking" on one row.
+    swap_candidates = [j for j in extra if actual[j].tool not in expected_tools]
+    for i, j in zip(missing, swap_candidates, strict=False):
+        pairs.append(CallPair(
+            expected_index=i, actual_index=j, score=0.0, tool_match=False,
+            reason=f"no call of `{expected[i].tool}` was made; `{actual[j].tool}` was called instead",
+        ))
+    shown_missing = set(missing[: len(swap_candidates)])
+    shown_extra = set(swap_candidates[: len(missing)])
+    for i in missing:
+        if i not in shown_missing:
+            pairs.append(CallPair(expected_index=i, actual_index=None, score=0.0, tool_match=False,
+                                  reason=f"expected call to `{expected[i].tool}` never happened"))
+    expected_count: dict[str, int] = defaultdict(int)
+    for e in expected:
+        expected_count[e.tool] += 1
+    for j in extra:
+        if j in shown_extra:
+            continue
+        tool = actual[j].tool
+        why = (f"extra call of `{tool}` (expected {expected_count[tool]} time(s))" if tool in expected_tools
+               else f"`{tool}` was not expected")
+        pairs.append(CallPair(expected_index=None, actual_index=j, score=0.0, tool_match=False, reason=why))
+    pairs.sort(key=_row_order)
+    return Pairing(
+        expected_to_actual=tuple(exp_to_act),
+        actual_to_expected=tuple(act_to_exp),
+        credits=tuple(credits),
+        pairs=tuple(pairs),
+        matched_units=matched_units,
+        expected_units=expected_total,
+        actual_units=actual_total,
+        exact_pairs=len(exact),
+    )
+
+
+def _row_order(pair: CallPair) -> tuple[float, float]:
+    e = pair.expected_index
+    a = pair.actual_index
+    first = e if e is not None else (a if a is not None else 0)
+    return (float(first), float(a if a is not None else -1))
+
+
+def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, c: Credit, *, exact: bool) -> CallPair:
+    if exp.args is None:
+        return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True,
+                        reason=f"same tool `{exp.tool}`; arguments not checked")
+    if exact:
+        scores = {k: 1.0 for k in exp.args}
+        return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True, argument_scores=scores,
+                        reason=f"same tool `{exp.tool}` with identical arguments")
+    scores, problems = explain_arguments(exp, act)
+    denominator = max(c.expected_units, c.actual_units)
+    score = c.matched / denominator if denominator else 1.0
+    reason = (f"same tool `{exp.tool}`; {c.matched} of {c.expected_units} checked argument(s) match"
+              if exp.args else f"same tool `{exp.tool}`; expected no arguments")
+    return CallPair(expected_index=i, actual_index=j, score=score, tool_match=True, argument_scores=scores,
+                    reason=reason, mismatches=problems)
+
+
+__all__ = ["WINDOW", "Credit", "Pairing", "credit", "expected_units", "explain_arguments", "pair_calls", "preview_value"]
