@@ -175,6 +175,9 @@ class CallPair:
     tool_match: bool
     argument_scores: dict[str, float] = attrs.field(factory=dict)
     reason: str = ""
+    # Per-argument problems of a same-tool pair, already redacted and shortened:
+    # {"argument", "problem" (mismatch|missing|unexpected|not recorded), "expected", "actual"}.
+    mismatches: tuple[dict[str, str], ...] = attrs.field(factory=tuple, converter=tuple)
 
 
 @attrs.frozen(slots=True)
