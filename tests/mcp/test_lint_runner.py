@@ -151,7 +151,7 @@ def test_baseline_round_trip(tmp_path: Path) -> None:
     srv = notes_server()
     worse = ServerDefinition(name=srv.name, version=srv.version, tools=(*srv.tools, ToolDefinition(
         name="purge", description="Deletes everything at once.",
-        input_schema={"type": "object", "properties": {"scope": {"description": "What to purge"}}})))
+        input_schema={"type": "object", "properties": {"scope": {"description": "What to purge"}}, "required": []})))
     later = lint_server(worse, rules=builtin_rules(), known=known)
     assert [(f.tool, f.code) for f in later.findings] == [("purge", "schema-missing-type")]
     assert later.failed and len(later.known) == 2
