@@ -1,0 +1,216 @@
+"""OpenAI Chat Completions and Responses API adapters, on objects made by the openai SDK."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolscore_core.traces import load_trace, load_trace_file
+
+from toolscore_core import InputError
+
+
+def _support() -> Any:
+    name = "toolscore_test_providers_support"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("providers_support.py"))
+        assert spec and spec.loader
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+S = _support()
+B = S.builders()
+FIX = S.FIXTURES
+
+
+# ----------------------------------------------------------------------- Chat Completions
+
+
+def test_live_chat_completion_reads_parallel_calls_as_unknown(installed_plugin_manager):
+    trace = load_trace(B.build_openai_chat_completion(), pm=installed_plugin_manager)
+    assert trace.source_format == "openai"
+    assert S.summary(trace) == [("call_orders_2", "list_orders", {"customer_id": "C-17"}),
+                                ("call_policy_3", "get_refund_policy", {})]
+    assert [c.is_error for c in trace.calls] == [None, None]  # no result yet: unknown, not ok
+    assert trace.final_answer is None
+    assert trace.metadata["model"] == "gpt-4o-2024-08-06"
+    assert trace.calls[0]["tool"] == "list_orders"
+
+
+def test_live_history_of_dicts_and_sdk_messages(installed_plugin_manager):
+    trace = load_trace(B.build_openai_messages(), pm=installed_plugin_manager)
+    assert trace.source_format == "openai"
+    assert S.summary(trace) == S.expected_calls()
+    assert [c.is_error for c in trace.calls] == [False] * 5  # Chat Completions has no error flag
+    assert trace.calls[0].result == json.dumps({"customer_id": "C-17", "name": "Jane Doe"})
+    assert trace.calls[3].result == "Error: Refund window has closed"
+    assert trace.calls[4].args["message"] == B.NOTE  # non-ASCII kept exactly
+    assert trace.final_answer == B.FINAL
+    assert trace.calls[1].metadata["location"] == "$[4].tool_calls[0]"
+    assert all(c.provider == "openai" for c in trace.calls)
+
+
+@pytest.mark.parametrize("name", ["openai_messages.json", "openai_messages.jsonl"])
+def test_saved_history_reads_like_the_live_one(name, installed_plugin_manager):
+    live = load_trace(B.build_openai_messages(), pm=installed_plugin_manager)
+    saved = load_trace_file(FIX / name, pm=installed_plugin_manager)
+    assert saved.source_format == "openai"
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in saved.calls] == \
+           [(c.id, c.tool, c.args, c.result, c.is_error) for c in live.calls]
+    assert saved.final_answer == live.final_answer == B.FINAL
+
+
+def test_saved_chat_completion(installed_plugin_manager):
+    trace = load_trace_file(FIX / "openai_chat_completion.json", pm=installed_plugin_manager)
+    assert [c.tool for c in trace.calls] == ["list_orders", "get_refund_policy"]
+    assert trace.metadata["id"] == "chatcmpl-fixture-1"
+
+
+def test_legacy_function_call_pairs_results_by_name(installed_plugin_manager):
+    live = load_trace(B.build_openai_legacy_function_call(), pm=installed_plugin_manager)
+    saved = load_trace_file(FIX / "openai_legacy_function_call.json", pm=installed_plugin_manager)
+    for trace in (live, saved):
+        assert trace.source_format == "openai"
+        assert [(c.id, c.tool, c.args) for c in trace.calls] == [
+            (None, "lookup_customer", {"email": "jane@example.com"}),
+            (None, "refund_order", {"order_id": "A-1002", "reason": "damaged"}),
+        ]
+        assert trace.calls[0].result == json.dumps({"customer_id": "C-17", "name": "Jane Doe"})
+        assert trace.calls[1].result == B.REFUND_ERROR
+        assert trace.final_answer == B.FINAL
+
+
+def test_request_body_and_single_assistant_message(installed_plugin_manager):
+    body = {"model": "gpt-4o", "messages": [m if isinstance(m, dict) else m.model_dump(exclude_none=True)
+                                              for m in B.build_openai_messages()]}
+    assert len(load_trace(body, pm=installed_plugin_manager).calls) == 5
+    single = B.build_openai_chat_completion().choices[0].message
+    assert [c.tool for c in load_trace(single, pm=installed_plugin_manager).calls] == ["list_orders",
+                                                                                      "get_refund_policy"]
+
+
+def test_unanswered_call_is_unknown_and_orphan_result_is_remembered(installed_plugin_manager):
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "one", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "two", "arguments": ""}},
+        ]},
+        {"role": "tool", "tool_call_id": "a", "content": "done", "duration_ms": 250},
+        {"role": "tool", "tool_call_id": "zzz", "content": "lost"},
+    ]
+    trace = load_trace(messages, format="openai", pm=installed_plugin_manager)
+    assert [(c.tool, c.is_error, c.duration) for c in trace.calls] == [("one", False, 0.25), ("two", None, None)]
+    assert trace.calls[1].args == {}
+    assert trace.metadata["unmatched_results"] == ["$[3]"]
+
+
+def test_explicit_is_error_on_a_tool_message_is_honoured(installed_plugin_manager):
+    messages = [
+        {"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
+                                              "function": {"name": "t", "arguments": "{\"x\": 1}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "boom", "is_error": True},
+    ]
+    call = load_trace(messages, pm=installed_plugin_manager).calls[0]
+    assert (call.is_error, call.error, call.args) == (True, "boom", {"x": 1})
+
+
+def test_arguments_that_are_not_json_name_the_place(installed_plugin_manager):
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "ok", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "bad", "arguments": "{\"city\": NYC}"}},
+        ]},
+    ]
+    with pytest.raises(InputError) as err:
+        load_trace(messages, pm=installed_plugin_manager)
+    assert err.value.location == "$[1].tool_calls[1].function.arguments"
+    assert "not valid JSON" in str(err.value)
+
+
+def test_arguments_that_are_a_json_list_are_refused(installed_plugin_manager):
+    messages = [{"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
+                                                       "function": {"name": "t", "arguments": "[1, 2]"}}]}]
+    with pytest.raises(InputError, match="must be a JSON object"):
+        load_trace(messages, format="openai", pm=installed_plugin_manager)
+
+
+@pytest.mark.parametrize(("message", "where"), [
+    ({"role": "assistant", "tool_calls": {"id": "a"}}, "$[0].tool_calls"),
+    ({"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "", "arguments": "{}"}}]},
+     "$[0].tool_calls[0].function.name"),
+    ({"role": "assistant", "tool_calls": [{"id": "a", "type": "function"}]}, "$[0].tool_calls[0].function"),
+    ({"role": "assistant", "function_call": {"name": 7, "arguments": "{}"}}, "$[0].function_call.name"),
+])
+def test_broken_tool_calls_are_input_errors_with_a_place(message, where, installed_plugin_manager):
+    with pytest.raises(InputError) as err:
+        load_trace([message], format="openai", pm=installed_plugin_manager)
+    assert err.value.location == where
+
+
+def test_a_completion_without_choices_is_an_input_error():
+    from toolscore_adapters.providers.openai import OpenAIChatAdapter
+
+    with pytest.raises(InputError, match="no choices"):
+        OpenAIChatAdapter().load({"object": "chat.completion", "choices": []})
+
+
+# ------------------------------------------------------------------------- Responses API
+
+
+def test_live_response_object(installed_plugin_manager):
+    trace = load_trace(B.build_openai_response(), pm=installed_plugin_manager)
+    assert trace.source_format == "openai-responses"
+    assert S.summary(trace) == [("call_orders_2", "list_orders", {"customer_id": "C-17"}),
+                                ("call_policy_3", "get_refund_policy", {})]
+    assert trace.calls[0].metadata["item_id"] == "fc_0"
+    assert [c.is_error for c in trace.calls] == [None, None]
+
+
+def test_live_and_saved_input_lists(installed_plugin_manager):
+    live = load_trace(B.build_openai_responses_input(), pm=installed_plugin_manager)
+    saved = load_trace_file(FIX / "openai_responses_input.json", pm=installed_plugin_manager)
+    for trace in (live, saved):
+        assert trace.source_format == "openai-responses"
+        assert S.summary(trace) == S.expected_calls()
+        assert trace.calls[3].result == "Error: Refund window has closed"
+        assert [c.is_error for c in trace.calls] == [False] * 5
+        assert trace.final_answer == B.FINAL
+
+
+def test_saved_response(installed_plugin_manager):
+    trace = load_trace_file(FIX / "openai_responses_response.json", pm=installed_plugin_manager)
+    assert trace.metadata["id"] == "resp_fixture_1"
+    assert [c.id for c in trace.calls] == ["call_orders_2", "call_policy_3"]
+
+
+def test_hosted_mcp_call_items_carry_their_own_outcome():
+    from toolscore_adapters.providers.openai_responses import OpenAIResponsesAdapter
+
+    items = [
+        {"type": "mcp_call", "id": "mcp_1", "server_label": "docs", "name": "search",
+         "arguments": "{\"q\": \"refund\"}", "output": "3 hits", "error": None},
+        {"type": "mcp_call", "id": "mcp_2", "server_label": "docs", "name": "fetch",
+         "arguments": "{}", "output": None, "error": "404 not found"},
+        {"type": "custom_tool_call", "call_id": "c9", "name": "sql", "input": "SELECT 1"},
+    ]
+    trace = OpenAIResponsesAdapter().load(items)
+    assert [(c.tool, c.args, c.is_error, c.error) for c in trace.calls] == [
+        ("search", {"q": "refund"}, False, None),
+        ("fetch", {}, True, "404 not found"),
+        ("sql", {"input": "SELECT 1"}, None, None),
+    ]
+
+
+def test_responses_arguments_not_json_name_the_item(installed_plugin_manager):
+    items = [{"type": "function_call", "call_id": "c", "name": "t", "arguments": "{oops"}]
+    with pytest.raises(InputError) as err:
+        load_trace(items, format="openai-responses", pm=installed_plugin_manager)
+    assert err.value.location == "$[0].arguments"
