@@ -312,7 +312,8 @@ def generate_for_tool(tool: ToolDefinition | Mapping[str, Any]) -> GeneratedScen
     happy_ok = not missing_required
     if happy_ok:
         _happy_scenarios(builder, props, base, full)
-    _edge_scenarios(builder, props, required, base, full, closed=root.get("additionalProperties") is False)
+    declared = [r for r in required if r in raw_props]
+    _edge_scenarios(builder, props, declared, base, full, closed=root.get("additionalProperties") is False)
     return GeneratedScenarios(name, tuple(builder.happy), tuple(builder.edge), tuple(findings))
 
 
@@ -360,10 +361,9 @@ def _happy_scenarios(b: _Builder, props: dict[str, dict[str, Any]], base: dict[s
 
 def _edge_scenarios(b: _Builder, props: dict[str, dict[str, Any]], required: list[str],
                     base: dict[str, Any], full: dict[str, Any], *, closed: bool) -> None:
-    for prop in required:
-        if prop in props:
-            b.add("missing_required", "edge", "reject", {k: v for k, v in full.items() if k != prop},
-                  f"required '{prop}' missing")
+    for prop in required:  # declared required properties, even those we cannot build a value for
+        b.add("missing_required", "edge", "reject", {k: v for k, v in full.items() if k != prop},
+              f"required '{prop}' missing")
     for prop, schema in props.items():
         types = _types(schema)
         kind = _primary_type(schema)

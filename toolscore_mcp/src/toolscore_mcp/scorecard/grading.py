@@ -135,7 +135,7 @@ def build_scorecard(
         weights=dict(WEIGHTS),
         results=results,
         duration=run.duration,
-        complete=run.not_run == 0,
+        complete=not any(f.code in ("deadline-reached", "server-unrecoverable") for f in run.findings),
         target=target,
     )
 
