@@ -64,7 +64,7 @@ class LintConsole(Exporter):
         # Off a terminal, size the table to its content so each finding stays on one line
         # (greppable in a CI log) instead of wrapping at 80 columns.
         headers = ("Severity", "Tool", "Finding", "Rule")
-        natural = sum(max(cell_len(h), *(cell_len(r[i]) for r in rows)) for i, h in enumerate(headers)) + 13
+        natural = sum(max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(headers)) + 13
         width = None if tty else max(80, min(natural, 400))
         console = Console(file=stream, force_terminal=styled, no_color=not styled, width=width,
                           highlight=False, soft_wrap=False, emoji=False)
