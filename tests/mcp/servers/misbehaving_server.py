@@ -21,6 +21,7 @@ message it reads to stderr ("recv METHOD PARAMS") so tests can see what the clie
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -48,11 +49,23 @@ def garbage() -> None:
     OUT.flush()
 
 
+RAW_LOG = os.environ.get("MISBEHAVING_RAW_LOG")
+
+
 def read_message() -> dict | None:
-    line = sys.stdin.buffer.readline()
-    if not line:
-        return None
-    return json.loads(line)
+    """The next JSON message on stdin (None at EOF). Every raw line is appended to
+    $MISBEHAVING_RAW_LOG when set; lines that are not JSON are skipped."""
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return None
+        if RAW_LOG:
+            with open(RAW_LOG, "ab") as log:
+                log.write(line)
+        try:
+            return json.loads(line)
+        except ValueError:
+            sys.stderr.write(f"skipped a line that is not JSON: {line[:80]!r}\n")
 
 
 def tools_list(request: dict) -> None:
@@ -80,8 +93,6 @@ def tools_call(request: dict) -> None:
         OUT.flush()
         sys.stderr.write("fatal: simulated crash in tools/call\n")
         sys.stderr.flush()
-        import os
-
         os._exit(3)
     if MODE == "big":
         text = "x" * (5 * 1024 * 1024)

@@ -75,14 +75,19 @@ def parameter_type(schema: Any) -> str:
     return label
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def build_listing(client: Any, tools: list[dict[str, Any]]) -> dict[str, Any]:
     from toolscore_mcp.tokens import estimate_tokens
 
     rows = []
     for tool in tools:
-        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        schema = _dict(tool.get("inputSchema"))
+        properties = _dict(schema.get("properties"))
+        required_value = schema.get("required")
+        required = required_value if isinstance(required_value, list) else []
         parameters = [
             {
                 "name": name,
