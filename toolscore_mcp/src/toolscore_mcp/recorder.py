@@ -93,7 +93,8 @@ class SessionRecorder:
 
     def _pair(self, direction: str, message: dict[str, Any], t: float) -> None:
         if direction == "c2s" and message.get("method") == "tools/call" and "id" in message:
-            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            raw_params = message.get("params")
+            params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
             self.unanswered[_key(message["id"])] = {
                 "id": message["id"], "tool": params.get("name"), "args": params.get("arguments"), "requested_at": t}
             return
