@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
-from toolscore_mcp.scorecard.grading import build_scorecard, grade_cap, letter, rank_issues, weighted_score
+from toolscore_mcp.scorecard.grading import (
+    build_scorecard,
+    grade_cap,
+    letter,
+    rank_issues,
+    weighted_score,
+)
 from toolscore_mcp.scorecard.judge import judge, looks_like_error
 from toolscore_mcp.scorecard.model import Scenario, ScenarioResult, percent, round_half_up
 from toolscore_mcp.scorecard.runner import RunOutcome, is_destructive
