@@ -14,8 +14,8 @@ Defects, one per tool, so each test can point at one finding:
   list_labels    a 7-character description, a property with no type, an untyped array
   search_code    clean (a negative control): references 'issue_read', which exists
   issue_read     clean
-The server instructions refer to `search_code` (exists) and `label_write` (exists).
-``--clean`` serves only the two clean tools.
+The server instructions refer to `search_code` and `label_write` (both exist).
+``--clean`` serves only the two clean tools, and instructions that name only those.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ CLEAN_TOOLS = [
          "number": {"type": "integer", "description": "Issue number"}}, "required": ["number"]}},
 ]
 INSTRUCTIONS = "Use `search_code` to find code and `label_write` to manage labels."
+CLEAN_INSTRUCTIONS = "Use `search_code` to find code and `issue_read` to read issues."
 
 
 def main() -> None:
@@ -84,7 +85,7 @@ def main() -> None:
             result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2025-06-18"),
                       "capabilities": {"tools": {}},
                       "serverInfo": {"name": "poisoned-github", "version": "1.12.2"},
-                      "instructions": INSTRUCTIONS}
+                      "instructions": CLEAN_INSTRUCTIONS if clean else INSTRUCTIONS}
         elif method == "tools/list":
             result = {"tools": tools}
         elif method == "ping":

@@ -66,14 +66,19 @@ class SessionRecorder:
 
     def _write(self, event: dict[str, Any]) -> None:
         line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-        with self._lock:
-            self.stream.write(line + "\n")
-            self.stream.flush()
+        self.stream.write(line + "\n")  # callers hold self._lock (or run before any thread)
+        self.stream.flush()
 
     # -- feeding ------------------------------------------------------------------------
-    def line(self, direction: str, data: bytes, t: float | None = None) -> None:
-        """Record one line of traffic (``direction`` "c2s" or "s2c"), as bytes."""
-        t = self.now() if t is None else t
+    def line(self, direction: str, data: bytes) -> None:
+        """Record one line of traffic (``direction`` "c2s" or "s2c"), as bytes.
+
+        Both directions feed this at once; the lock makes each line's time and its place
+        in the file agree, so ``t`` never goes backwards in the file."""
+        with self._lock:
+            self._line(direction, data, self.now())
+
+    def _line(self, direction: str, data: bytes, t: float) -> None:
         stripped = data.strip()
         if not stripped:
             return

@@ -133,7 +133,6 @@ def _pump(source: int, destination: int, direction: str, recorder: SessionRecord
             break
         if not chunk:
             break
-        t = recorder.now()
         if forwarding:
             try:
                 _write_all(destination, chunk)
@@ -147,10 +146,10 @@ def _pump(source: int, destination: int, direction: str, recorder: SessionRecord
             end = pending.find(b"\n")
             if end < 0:
                 break
-            _record(recorder, direction, bytes(pending[: end + 1]), t)
+            _record(recorder, direction, bytes(pending[: end + 1]))
             del pending[: end + 1]
     if pending:
-        _record(recorder, direction, bytes(pending), recorder.now())
+        _record(recorder, direction, bytes(pending))
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -163,10 +162,10 @@ def _write_all(fd: int, data: bytes) -> None:
 _warned = threading.Event()
 
 
-def _record(recorder: SessionRecorder, direction: str, line: bytes, t: float) -> None:
+def _record(recorder: SessionRecorder, direction: str, line: bytes) -> None:
     """A recording problem is reported once and never stops the relay."""
     try:
-        recorder.line(direction, line, t)
+        recorder.line(direction, line)
     except Exception as exc:
         if not _warned.is_set():
             _warned.set()
