@@ -130,9 +130,10 @@ def check_rule_ids(config: LintConfig, known: Iterable[str]) -> None:
     for rule in sorted(config.rule_ids()):
         if rule not in names:
             close = difflib.get_close_matches(rule, names, n=2, cutoff=0.5)
-            hint = f"Did you mean {' or '.join(repr(c) for c in close)}?" if close else \
-                "List the rules with: toolscore mcp lint --list-rules"
-            raise InputError(f"unknown lint rule {rule!r}", file=config.source, hint=hint)
+            suggestion = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            raise InputError(f"unknown lint rule {rule!r}", file=config.source,
+                             expected="an installed rule id" + suggestion,
+                             hint="List them with: toolscore mcp lint --list-rules")
 
 
 def describe(config: LintConfig) -> dict[str, Any]:
