@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from toolscore_core.reports.text import (
     ELLIPSIS,
     format_args,
@@ -42,11 +40,9 @@ def test_values_of_every_json_type() -> None:
     assert format_value("café ☕") == "'café ☕'"
 
 
-def test_a_ten_megabyte_value_is_cut_quickly() -> None:
+def test_a_ten_megabyte_value_is_cut() -> None:
     huge = "x" * 10_000_000
-    start = time.perf_counter()
     text = format_call("write_file", {"content": huge, "path": "/tmp/a"})
-    assert time.perf_counter() - start < 1.0
     assert len(text) <= 120
     assert ELLIPSIS in text
     assert "path='/tmp/a'" in text

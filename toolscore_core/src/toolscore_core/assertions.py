@@ -76,8 +76,7 @@ def tips(evaluation: Evaluation, rows: Sequence[Any]) -> list[str]:
         out.append("Check that your agent has access to all required tools")
         out.append("Verify tool names match exactly (case-sensitive)")
     if arg_problems:
-        out.append("Arguments that may legitimately vary can use matchers: ANY, OneOf(...), "
-                   "Approx(...), Regex(...), Contains(...)")
+        out.append("Loosen arguments that may vary with matchers: ANY, OneOf, Approx, Regex, Contains")
     if "unexpected" in statuses:
         out.append("Extra calls lower the score: look for retries, loops or exploratory calls")
     if evaluation.selection_accuracy >= 1.0 and evaluation.sequence_accuracy < 1.0 and "missing" not in statuses:
@@ -93,7 +92,7 @@ def failure_message(evaluation: Evaluation, min_score: float | None, *, color: b
     """The readable diagnosis put into :class:`ToolscoreAssertionError`."""
     from toolscore_core.reports.alignment import align, problem_rows
     from toolscore_core.reports.console import calls_table, make_console
-    from toolscore_core.reports.summary import finding_text, severity_label
+    from toolscore_core.reports.summary import SCORING_CODES, finding_text, severity_label
     from toolscore_core.reports.text import safe_text
 
     if color is None:
@@ -113,7 +112,9 @@ def failure_message(evaluation: Evaluation, min_score: float | None, *, color: b
             where = f"call {index + 1} " if isinstance(index, int) else ""
             reason = violation.get("reason") or f"forbidden rule {violation.get('rule', 0) + 1}"
             console.print(f"  • {where}{safe_text(violation.get('tool'), 60)}: {safe_text(reason, 200)}")
-    errors = [f for f in evaluation.findings if f.severity == "error" and f.code != "forbidden-call"]
+    # Errors the table does not already show (a credential in the arguments, a plugin's own).
+    errors = [f for f in evaluation.findings
+              if f.severity == "error" and f.code != "forbidden-call" and f.code not in SCORING_CODES]
     if errors:
         console.print()
         for finding in errors[:10]:

@@ -43,7 +43,8 @@ class Row:
         if self.status == "missing":
             return "missing: never called"
         if self.status == "unexpected":
-            return "unexpected call"
+            where = f" (call {self.actual_index + 1})" if self.actual_index is not None else ""
+            return f"unexpected call{where}"
         return "; ".join(self.problems) or "partial match"
 
 

@@ -49,10 +49,24 @@ def make_console(stream: IO[str], *, color: bool | None = None, width: int | Non
 def render_console(evaluation: Evaluation, stream: IO[str], *, color: bool | None = None,
                    width: int | None = None) -> None:
     """Write the console report of ``evaluation`` to ``stream``."""
+    import io
+
     data = summarize(evaluation)
-    console = make_console(stream, color=color, width=width)
+    buffer = io.StringIO()
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    if color is None:
+        color = tty and "NO_COLOR" not in os.environ
+    console = make_console(buffer, color=color, width=width or (None if not tty else _terminal_width()))
     for block in build_blocks(data):
         console.print(block)
+    # rich pads grid cells to the full width; trailing blanks only clutter logs and diffs.
+    stream.write("\n".join(line.rstrip() for line in buffer.getvalue().split("\n")))
+
+
+def _terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((PLAIN_WIDTH, 24)).columns
 
 
 def build_blocks(data: ReportData) -> list[Any]:
@@ -93,22 +107,28 @@ def build_blocks(data: ReportData) -> list[Any]:
 
     if data.issues:
         blocks.append(Text("Top issues to fix", style="bold"))
+        issues = Table.grid(padding=(0, 1))
+        issues.add_column(justify="right", no_wrap=True)
+        issues.add_column()
         for number, issue in enumerate(data.issues, start=1):
-            line = Text(f"  {number}. ")
+            line = Text()
             line.append(issue.subject, style="bold")
             line.append(f"  {issue.problem}")
-            blocks.append(line)
             if issue.fix:
-                blocks.append(Text(f"     fix: {issue.fix}", style="dim"))
+                line.append(f"\nfix: {issue.fix}", style="dim")
+            issues.add_row(f"  {number}.", line)
+        blocks.append(issues)
         blocks.append(Text())
 
     if data.findings:
         blocks.append(Text("Behavior and safety", style="bold"))
+        findings = Table.grid(padding=(0, 1))
+        findings.add_column(no_wrap=True)
+        findings.add_column()
         for finding in data.findings:
-            line = Text("  ")
-            line.append(f"{severity_label(finding):<8}", style=SEVERITY_STYLE.get(finding.severity, ""))
-            line.append(" " + finding_text(finding))
-            blocks.append(line)
+            label = Text(f"  {severity_label(finding):<8}", style=SEVERITY_STYLE.get(finding.severity, ""))
+            findings.add_row(label, Text(finding_text(finding)))
+        blocks.append(findings)
         if data.findings_left_out:
             blocks.append(Text(f"  … and {data.findings_left_out} more (see the JSON report)", style="dim"))
         blocks.append(Text())

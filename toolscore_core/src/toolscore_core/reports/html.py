@@ -30,7 +30,7 @@ table { border-collapse: collapse; margin: .6rem 0; }
 th, td { border: 1px solid #d0d7de; padding: .3rem .6rem; text-align: left; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, "SFMono-Regular", monospace; font-size: .9em; word-break: break-all; }
-.sev { font-weight: 700; display: inline-block; min-width: 5.5rem; }
+.sev { font-weight: 700; display: inline-block; min-width: 6.5rem; }
 .error { color: #cf222e; } .warning { color: #9a6700; } .info { color: #0969da; }
 .match { color: #1a7f37; } .mismatch, .missing { color: #cf222e; } .unexpected { color: #9a6700; }
 ul.findings { list-style: none; padding-left: 0; }

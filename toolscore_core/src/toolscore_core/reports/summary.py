@@ -31,6 +31,8 @@ SEVERITY_LABEL = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 # Finding codes that explain the score (shown in the calls table and top issues), as
 # opposed to behaviour and safety findings (failed calls, retries, credentials, policy).
 SCORING_CODES = frozenset({"missing-call", "wrong-tool", "argument-mismatch", "unexpected-call", "order"})
+# Told by the "Required calls completed" line and the top issues instead.
+REQUIRED_CODES = frozenset({"required-call-failed"})
 MAX_ISSUES = 5
 MAX_FINDINGS = 50
 
@@ -132,7 +134,7 @@ def behaviour_findings(evaluation: Evaluation, limit: int = MAX_FINDINGS) -> tup
     were cut. Findings about the score itself (a missing or wrong call) are left to the
     calls table and the top issues, so each problem is told once."""
     order = {"error": 0, "warning": 1, "info": 2}
-    relevant = [f for f in evaluation.findings if f.code not in SCORING_CODES]
+    relevant = [f for f in evaluation.findings if f.code not in SCORING_CODES | REQUIRED_CODES]
     ranked = sorted(relevant, key=lambda f: order.get(f.severity, 3))
     return tuple(ranked[:limit]), max(len(ranked) - limit, 0)
 
