@@ -313,7 +313,7 @@ _HEADLINES: dict[str, tuple[str, str, str]] = {
     "fails-on-valid-input": ("error", "fails on valid input",
                              "The tool errors on well-formed arguments — check the handler and that the input schema "
                              "matches what the tool actually accepts."),
-    "error-reported-as-success": ("error", "reports an error as success",
+    "error-reported-as-success": ("warning", "reports an error as success",
                                   "Set isError: true on failed calls so the model knows the call did not work."),
     "accepts-invalid-input": ("warning", "accepts invalid input silently",
                               "Validate arguments against the input schema and refuse bad ones with isError "
