@@ -54,6 +54,7 @@ def test_clean_server_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_filesystem_reference_server(tmp_path: Path, filesystem_command) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "root"
     root.mkdir()
@@ -72,6 +73,7 @@ def test_filesystem_reference_server(tmp_path: Path, filesystem_command) -> None
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_everything_reference_server_and_the_third_party_rule(tmp_path: Path, everything_command) -> None:  # type: ignore[no-untyped-def]
     proc = toolscore("mcp", "lint", command(everything_command), cwd=tmp_path)
     no_traceback(proc)
@@ -88,6 +90,7 @@ def test_everything_reference_server_and_the_third_party_rule(tmp_path: Path, ev
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_memory_reference_server(tmp_path: Path, memory_command) -> None:  # type: ignore[no-untyped-def]
     argv, env = memory_command
     proc = toolscore("mcp", "lint", command(["env", *(f"{k}={v}" for k, v in env.items()), *argv]),
@@ -99,6 +102,7 @@ def test_memory_reference_server(tmp_path: Path, memory_command) -> None:  # typ
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_everything_over_streamable_http(tmp_path: Path, everything_http: str) -> None:
     proc = toolscore("mcp", "lint", everything_http, "--report", "json", "--disable", "example-snake-case-names",
                      cwd=tmp_path)
@@ -120,24 +124,23 @@ def saved_github(tmp_path: Path) -> Path:
     return path
 
 
-def test_from_json_severity_override_and_sarif_file(tmp_path: Path) -> None:
-    saved = saved_github(tmp_path)
-    ok = toolscore("mcp", "lint", "--from-json", "tools.json", cwd=tmp_path)
-    assert ok.returncode == 0 and "update_issue" in ok.stdout, ok.stderr
-    strict = toolscore("mcp", "lint", "--from-json", str(saved), "--severity", "reference-unknown-tool=error",
-                       cwd=tmp_path)
-    assert strict.returncode == 1 and "│ error " in strict.stdout
-    off = toolscore("mcp", "lint", "--from-json", str(saved), "--severity", "reference-unknown-tool=off", cwd=tmp_path)
-    assert off.returncode == 0 and "update_issue" not in off.stdout
-    sarif = toolscore("mcp", "lint", "--from-json", "tools.json", "--report", "sarif", "-o", "out/lint.sarif",
-                      cwd=tmp_path)
-    assert sarif.returncode == 0 and "report written to out/lint.sarif" in sarif.stderr
+def test_from_json_severity_override_and_sarif_file(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    saved_github(tmp_path)
+    ok = run_cli("mcp", "lint", "--from-json", "tools.json")
+    assert ok.exit_code == 0 and "update_issue" in ok.stdout, ok.output
+    strict = run_cli("mcp", "lint", "--from-json", "tools.json", "--severity", "reference-unknown-tool=error")
+    assert strict.exit_code == 1 and "│ error " in strict.stdout
+    off = run_cli("mcp", "lint", "--from-json", "tools.json", "--severity", "reference-unknown-tool=off")
+    assert off.exit_code == 0 and "update_issue" not in off.stdout
+    sarif = run_cli("mcp", "lint", "--from-json", "tools.json", "--report", "sarif", "-o", "out/lint.sarif")
+    assert sarif.exit_code == 0 and "report written to out/lint.sarif" in sarif.stderr
     data = json.loads((tmp_path / "out" / "lint.sarif").read_text(encoding="utf-8"))
     result = data["runs"][0]["results"][0]
     assert result["ruleId"] == "reference-unknown-tool"
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tools.json"
 
 
+@pytest.mark.slow
 def test_baseline_round_trip_through_the_cli(tmp_path: Path) -> None:
     target = command(POISONED)
     wrote = toolscore("mcp", "lint", target, "--baseline", "known.json", "--update-baseline", cwd=tmp_path)
@@ -172,6 +175,20 @@ def test_list_rules_names_each_rule_and_its_distribution(tmp_path: Path) -> None
     assert re.search(r"poison-hidden-unicode\s+error\s+toolscore-mcp", proc.stdout)
 
 
+@pytest.fixture
+def run_cli(installed_plugin_manager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The CLI in-process (same code path as the subprocess, minus interpreter start-up)."""
+    from click.testing import CliRunner
+    from toolscore_core.cli import App, cli
+
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        return CliRunner().invoke(cli, list(args), obj=App(pm=installed_plugin_manager))
+
+    return run
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["definitely-not-a-command-xyz"], "definitely-not-a-command-xyz"),
     (["--from-json", "missing.json"], "missing.json: file not found"),
@@ -183,9 +200,17 @@ def test_list_rules_names_each_rule_and_its_distribution(tmp_path: Path) -> None
     (["--from-json", "tools.json", "python x.py"], "either --from-json FILE or a server"),
     ([], "no server given"),
 ])
-def test_input_errors_exit_2_with_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+def test_input_errors_exit_2_with_one_line(run_cli, tmp_path: Path, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
     saved_github(tmp_path)
-    proc = toolscore("mcp", "lint", *args, cwd=tmp_path)
+    result = run_cli("mcp", "lint", *args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("toolscore: error:") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_server_that_exits_early_is_exit_2(tmp_path: Path) -> None:
+    proc = toolscore("mcp", "lint", command([sys.executable, "-c", "import sys; sys.exit(3)"]), "--timeout", "10",
+                     cwd=tmp_path)
     no_traceback(proc)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert proc.stderr.startswith("toolscore: error:") and message in proc.stderr
+    assert proc.returncode == 2 and proc.stderr.startswith("toolscore: error:"), proc.stderr

@@ -6,6 +6,7 @@ not be reached or an input (file, flag, rule id) is wrong.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,7 @@ def _exporter(app: App, report: str) -> Any:
 def _write_report(exporter: Any, result: Any, output: str | None, *, artifact: str | None) -> None:
     options = {"artifact": artifact}
     if output is None:
-        exporter.export(result, click.get_text_stream("stdout"), **options)
+        exporter.export(result, sys.stdout, **options)
         return
     path = Path(output)
     try:
