@@ -240,12 +240,18 @@ class IsType(Matcher):
         return f"IsType({', '.join(t.__name__ for t in self.types)})"
 
 
+_SCALARS = frozenset({str, int, float, bool})
+
+
 def matches(expected: Any, actual: Any) -> bool:
     """Whether ``actual`` satisfies ``expected`` (a plain value or a matcher, nested).
 
     Plain values compare exactly, with bool, number, string and null kept apart; dicts
     need the same keys; lists the same length and order.
     """
+    kind = type(expected)
+    if kind is type(actual) and kind in _SCALARS:
+        return bool(expected == actual)  # fast path: same plain scalar type
     if isinstance(expected, Matcher):
         return expected.matches(actual)
     if isinstance(expected, bool) or isinstance(actual, bool):
@@ -288,6 +294,11 @@ def canonical(value: Any) -> Any:
     Two plain values are equal under :func:`matches` exactly when their canonical forms
     are equal, so calls can be paired by hashing.
     """
+    kind = type(value)
+    if kind is str:
+        return ("s", value)
+    if kind is int or kind is float:
+        return ("n", value)
     if isinstance(value, bool):
         return ("b", value)
     if _is_number(value):
@@ -393,7 +404,7 @@ def parse_matchers(
             raise InputError(
                 f"unknown matcher {unknown!r}",
                 file=file,
-                location=json_path([*where, unknown]),
+                location=json_path(where),
                 expected=f"one of {', '.join(FORM_KEYS)}",
                 hint=f"Did you mean {close[0]!r}?" if close else "Wrap literal data in {\"$literal\": ...}",
             )
@@ -417,7 +428,7 @@ def parse_matchers(
     try:
         return builder(form)
     except InputError as exc:
-        raise InputError(exc.message, file=file, location=json_path([*where, key]),
+        raise InputError(exc.message, file=file, location=json_path(where),
                          expected=exc.expected, hint=exc.hint) from None
 
 

@@ -208,6 +208,19 @@ class Evaluation:
     mode: str = "default"
     min_score: float | None = None
 
+    def to_dict(self, **options: Any) -> dict[str, Any]:
+        """The versioned, JSON-safe, redacted, bounded record (see toolscore_core.evaluation_dict)."""
+        from toolscore_core.evaluation_dict import evaluation_to_dict
+
+        return evaluation_to_dict(self, **options)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Evaluation:
+        """Rebuild an Evaluation from a :meth:`to_dict` record (cut or redacted values stay so)."""
+        from toolscore_core.evaluation_dict import evaluation_from_dict
+
+        return evaluation_from_dict(data)
+
 
 def make_converter() -> cattrs.Converter:
     """The one converter for every model class (JSON-safe primitives both ways)."""

@@ -76,9 +76,13 @@ class Pairing:
 
 def preview_value(value: Any, limit: int = PREVIEW_CHARS) -> str:
     """A short, redacted repr for explanations (long values are cut, never whole secrets)."""
-    from toolscore_core.secrets import redact
+    if isinstance(value, Matcher) or value is None or type(value) in (int, float, bool) or (
+            type(value) is str and len(value) < 16):
+        text = repr(value)  # nothing in it can hold a credential
+    else:
+        from toolscore_core.secrets import redact
 
-    text = repr(redact(value)) if not isinstance(value, Matcher) else repr(value)
+        text = repr(redact(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -287,12 +291,12 @@ def pair_calls(
         if j is None:
             expected_total += expected_units(exp)
             continue
-        c = credit(exp, actual[j])
+        pair, c = _same_tool_pair(i, j, exp, actual[j], exact=i in exact)
         credits[i] = c
         matched_units += c.matched
         expected_total += c.expected_units
         actual_total += c.actual_units
-        pairs.append(_same_tool_pair(i, j, exp, actual[j], c, exact=i in exact))
+        pairs.append(pair)
 
     missing = [i for i, j in enumerate(exp_to_act) if j is None]
     extra = [j for j, i in enumerate(act_to_exp) if i is None]
@@ -341,21 +345,29 @@ def _row_order(pair: CallPair) -> tuple[float, float]:
     return (float(first), float(a if a is not None else -1))
 
 
-def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, c: Credit, *, exact: bool) -> CallPair:
+def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, *, exact: bool) -> tuple[CallPair, Credit]:
+    """The explained row of a same-tool pair and its credit, comparing arguments once."""
     if exp.args is None:
         return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True,
-                        reason=f"same tool `{exp.tool}`; arguments not checked")
+                        reason=f"same tool `{exp.tool}`; arguments not checked"), Credit(0, 0, 0)
     if exact:
+        units = len(exp.args) or 1
         scores = {k: 1.0 for k in exp.args}
         return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True, argument_scores=scores,
-                        reason=f"same tool `{exp.tool}` with identical arguments")
+                        reason=f"same tool `{exp.tool}` with identical arguments"), Credit(units, units, units)
     scores, problems = explain_arguments(exp, act)
+    if act.args is None:
+        c = Credit(0, len(exp.args) or 1, 0)
+    elif not exp.args:
+        c = Credit(0 if act.args else 1, 1, len(act.args) or 1)
+    else:
+        c = Credit(sum(1 for v in scores.values() if v == 1.0), len(exp.args), len(act.args))
     denominator = max(c.expected_units, c.actual_units)
     score = c.matched / denominator if denominator else 1.0
     reason = (f"same tool `{exp.tool}`; {c.matched} of {c.expected_units} checked argument(s) match"
               if exp.args else f"same tool `{exp.tool}`; expected no arguments")
     return CallPair(expected_index=i, actual_index=j, score=score, tool_match=True, argument_scores=scores,
-                    reason=reason, mismatches=problems)
+                    reason=reason, mismatches=problems), c
 
 
 __all__ = ["WINDOW", "Credit", "Pairing", "credit", "expected_units", "explain_arguments", "pair_calls", "preview_value"]
