@@ -16,17 +16,15 @@ from toolscore_core.errors import InputError
 from toolscore_core.interfaces import exporter_name
 from toolscore_core.model import ServerDefinition
 
+from toolscore_mcp.commands._target import server_target_options
+
 FORMATS = ("console", "md", "json", "sarif")
 
 
 @click.command("lint", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.argument("target", required=False)
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Claude Desktop / Cursor config file that defines the server (with --server).")
-@click.option("--server", "server_name", metavar="NAME", help="Server entry in --config FILE.")
+@server_target_options
 @click.option("--from-json", "from_json", type=click.Path(dir_okay=False), metavar="FILE",
               help="Lint a saved tools/list result instead of a live server.")
-@click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per request to the server.")
 @click.option("--report", "report", default="console", show_default=True, metavar="FORMAT",
               help="console, md, json or sarif (or a format a plugin adds).")
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False), metavar="FILE",
@@ -44,7 +42,7 @@ FORMATS = ("console", "md", "json", "sarif")
 @click.option("--list-rules", is_flag=True, help="List the installed lint rules and exit.")
 @click.pass_context
 @run_command
-def lint_command(ctx: click.Context, target: str | None, config_file: str | None, server_name: str | None,
+def lint_command(ctx: click.Context, target: tuple[str, ...], config_file: str | None, server_name: str | None,
                  from_json: str | None, timeout: float, report: str, output: str | None,
                  disable: tuple[str, ...], severity: tuple[str, ...], lint_config: str | None,
                  baseline: str | None, update_baseline: bool, sarif_artifact: str | None,
@@ -126,7 +124,7 @@ def _write_report(exporter: Any, result: Any, output: str | None, *, artifact: s
                f"report written to {path}", err=True)
 
 
-def _server(target: str | None, config_file: str | None, server_name: str | None, from_json: str | None,
+def _server(target: tuple[str, ...], config_file: str | None, server_name: str | None, from_json: str | None,
             timeout: float) -> ServerDefinition:
     if from_json is not None:
         if target or config_file:
@@ -134,18 +132,15 @@ def _server(target: str | None, config_file: str | None, server_name: str | None
         from toolscore_mcp.lint.saved import load_saved_tools
 
         return load_saved_tools(from_json)
-    from toolscore_mcp.client import open_client
+    from toolscore_mcp.commands._target import connect
     from toolscore_mcp.errors import MCPError
 
-    client = open_client(target, config=config_file, server=server_name, timeout=timeout)
-    try:
-        with client as session:
-            return session.server_definition()
-    except InputError:
-        raise
-    except MCPError as exc:
-        raise InputError(f"could not list the server's tools: {exc}",
-                         hint="Check that the command starts an MCP server (try: toolscore mcp list TARGET)") from None
+    with connect(target, config_file, server_name, timeout) as client:
+        try:
+            return client.server_definition()
+        except MCPError as exc:
+            raise InputError(f"could not list the server's tools: {exc}",
+                             hint="Check that the command starts an MCP server (try: toolscore mcp list TARGET)") from None
 
 
 def _print_rules(app: App, rules: list[Any]) -> None:

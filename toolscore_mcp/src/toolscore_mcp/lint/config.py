@@ -31,12 +31,16 @@ DEFAULT_FILES = ("toolscore-lint.yaml", "toolscore-lint.yml", "toolscore-lint.js
 _KEYS = ("disable", "severity", "baseline")
 
 
+def _frozen(values: Iterable[str]) -> frozenset[str]:
+    return frozenset(values)
+
+
 @attrs.frozen
 class LintConfig:
     """Rule ids to skip, severities to use instead of each rule's default, and where the
     baseline of known findings lives (``None``: no baseline)."""
 
-    disabled: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
+    disabled: frozenset[str] = attrs.field(factory=frozenset, converter=_frozen)
     severities: dict[str, str] = attrs.field(factory=dict)
     baseline: str | None = None
     source: str | None = None  # the file it came from, for messages

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from toolscore_core.model import Finding, ServerDefinition, Severity
 
@@ -276,7 +276,7 @@ class RootNotObject(BaseRule):
         return found
 
 
-def _object_schemas(schema: object, path: str = "") -> Iterator[tuple[str, dict]]:  # type: ignore[type-arg]
+def _object_schemas(schema: object, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     """Every object schema node with its property path ('' for the root)."""
     if not isinstance(schema, dict):
         return

@@ -27,10 +27,10 @@ what fails CI, not how healthy the server is.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import attrs
-from toolscore_core.model import SEVERITIES, Finding, ServerDefinition, to_json_data
+from toolscore_core.model import SEVERITIES, Finding, ServerDefinition, Severity, to_json_data
 
 from toolscore_mcp.lint.baseline import fingerprint, split_known
 from toolscore_mcp.lint.config import LintConfig
@@ -150,7 +150,7 @@ def lint_server(
             level = config.severities.get(finding.code, severity if finding.code == name else finding.severity)
             if finding.code in config.disabled:
                 continue
-            found.append(finding if finding.severity == level else attrs.evolve(finding, severity=level))
+            found.append(finding if finding.severity == level else attrs.evolve(finding, severity=cast(Severity, level)))
     ordered = sort_findings(found)
     new, old = split_known(ordered, known) if known else (ordered, [])
     return LintResult(

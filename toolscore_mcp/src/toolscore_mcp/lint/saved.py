@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore_core.errors import InputError
-from toolscore_core.model import ServerDefinition
+from toolscore_core.model import ServerDefinition, ToolDefinition
 
 
 def load_saved_tools(path: str | Path) -> ServerDefinition:
@@ -32,7 +32,7 @@ def load_saved_tools(path: str | Path) -> ServerDefinition:
 def server_from_data(data: Any) -> ServerDefinition:
     from toolscore_mcp.session import tool_definition
 
-    info: dict[str, Any] = {}
+    info: Any = {}
     instructions = None
     protocol = None
     where = "$"
@@ -62,10 +62,11 @@ def server_from_data(data: Any) -> ServerDefinition:
             raise InputError("a tool needs a non-empty 'name' string", location=f"{where}[{i}]")
         if "inputSchema" not in tool and "input_schema" in tool:
             tools[i] = {**tool, "inputSchema": tool["input_schema"]}
+    definitions: list[ToolDefinition] = [tool_definition(tool) for tool in tools]
     return ServerDefinition(
         name=str(info["name"]) if info.get("name") is not None else None,
         version=str(info["version"]) if info.get("version") is not None else None,
         instructions=instructions if isinstance(instructions, str) else None,
         protocol_version=protocol if isinstance(protocol, str) else None,
-        tools=tuple(tool_definition(tool) for tool in tools),
+        tools=definitions,  # type: ignore[arg-type]  # attrs converter=tuple confuses mypy
     )
