@@ -4,6 +4,7 @@ to the adapters made for them. Also the bad-input paths through the CLI."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,31 @@ def test_bad_files_exit_2_with_a_message(invoke: Any, plugin_manager: Any, tmp_p
     assert "run.json" in result.output
     if message:
         assert message in result.output
+
+
+HOSTILE = [
+    [{"type": ["tool_call_item"], "raw_item": {}}],
+    [{"_type": {"AssistantMessage": 1}, "content": []}],
+    [{"kind": "response", "parts": [{"part_kind": ["tool-call"]}]}],
+    [{"kind": "request", "parts": [{"part_kind": "tool-return", "tool_call_id": "a", "outcome": {"x": 1}}]}],
+    [{"type": {"tool_usage_started": 1}, "tool_name": "t"}],
+    [{"type": "assistant", "message": {"content": []}, "tool_use_meta": True, "session_id": "s"}],
+    {"raw": "x", "tasks_output": [{"messages": [], "tool_failures": 3}]},
+    [{"type": [1], "name": "t", "call_id": "c"}],
+    b"\xff\xfe[{\"part_kind\"",
+    "[" * 5000,
+    None, 0, 1.5, "", b"", [], {}, [None], [[]],
+]
+
+
+@pytest.mark.parametrize("data", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_values_give_zero_or_an_input_error_never_a_crash(data: Any) -> None:
+    from toolscore_adapters.frameworks import ADAPTERS
+
+    from toolscore_core import InputError, Trace
+
+    for cls in ADAPTERS:
+        adapter = cls()
+        assert 0.0 <= float(adapter.detect(data)) <= 1.0
+        with contextlib.suppress(InputError):
+            assert isinstance(adapter.load(data), Trace)

@@ -16,7 +16,7 @@ from toolscore_core.files import json_path
 
 from toolscore_core import InputError
 
-__all__ = ["dicts", "json_path", "parse_json_text", "peek_text", "text_or_json"]
+__all__ = ["dicts", "json_path", "parse_json_text", "peek_text", "tag", "text_or_json"]
 
 
 def peek_text(data: Any, limit: int = 4096) -> str | None:
@@ -67,6 +67,13 @@ def parse_json_text(data: Any, *, what: str) -> Any:
 def dicts(items: Iterable[Any]) -> list[dict[str, Any]]:
     """The dict items of ``items`` (others skipped): shape tests in detect()."""
     return [item for item in items if isinstance(item, dict)]
+
+
+def tag(mapping: dict[str, Any], key: str) -> str | None:
+    """A discriminator value (``type``, ``kind`` ...) when it is a string, else None, so that
+    set lookups on hostile input never meet an unhashable value."""
+    value = mapping.get(key)
+    return value if isinstance(value, str) else None
 
 
 def text_or_json(value: Any) -> str | None:

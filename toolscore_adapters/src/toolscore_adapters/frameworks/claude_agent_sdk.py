@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import attrs
 
 from toolscore_adapters._common import from_package, result_text, to_plain
-from toolscore_adapters.frameworks._shared import dicts, parse_json_text, peek_text, where
+from toolscore_adapters.frameworks._shared import dicts, parse_json_text, peek_text, tag, where
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
 
 _MESSAGE_CLASSES = frozenset({"AssistantMessage", "UserMessage", "ResultMessage", "SystemMessage", "StreamEvent",
@@ -56,7 +56,7 @@ class ClaudeAgentSDKAdapter(TraceAdapter):
         entries = dicts(data)
         if len(entries) != len(data):
             return 0.0
-        if sum(1 for e in entries if e.get("_type") in _MESSAGE_CLASSES) * 2 > len(entries):
+        if sum(1 for e in entries if tag(e, "_type") in _MESSAGE_CLASSES) * 2 > len(entries):
             return 0.95
         framed = [e for e in entries if e.get("type") in ("assistant", "user") and isinstance(e.get("message"), dict)]
         if framed and all(isinstance(e.get("type"), str) for e in entries):
@@ -107,7 +107,8 @@ class _Reader:
             kind, content, path = _classify(entry, i)
             stamp = _timestamp(entry.get("timestamp"))
             if kind == "assistant":
-                for meta in entry.get("tool_use_meta") or ():
+                metas = entry.get("tool_use_meta")
+                for meta in metas if isinstance(metas, list) else ():
                     if isinstance(meta, dict) and isinstance(meta.get("id"), str) and isinstance(meta.get("tool_name"), str):
                         self.bare_names[meta["id"]] = meta["tool_name"]
                 self._assistant(content, path, entry, stamp)

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
-from toolscore_adapters.frameworks._shared import dicts, text_or_json, where
+from toolscore_adapters.frameworks._shared import dicts, tag, text_or_json, where
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
 
 _EVENT_TYPES = frozenset({"tool_usage_started", "tool_usage_finished", "tool_usage_error", "tool_failure_detected",
@@ -55,7 +55,7 @@ class CrewAIAdapter(TraceAdapter):
             return 0.0
         if isinstance(data, list) and data:
             events = dicts(data)
-            if len(events) == len(data) and all(e.get("type") in _EVENT_TYPES and "tool_name" in e for e in events):
+            if len(events) == len(data) and all(tag(e, "type") in _EVENT_TYPES and "tool_name" in e for e in events):
                 return 0.95
         return 0.0
 
@@ -106,7 +106,10 @@ def _task_calls(task: dict[str, Any], path: tuple[str | int, ...]) -> list[ToolC
             call_id = message.get("tool_call_id")
             if isinstance(call_id, str) and call_id in by_id:
                 by_id[call_id].update(result=result_text(message.get("content")), is_error=False)
-    for n, record in enumerate(task.get("tool_failures") or []):
+    failures = task.get("tool_failures") or []
+    if not isinstance(failures, list):
+        raise InputError("'tool_failures' must be a list", location=where(*path, "tool_failures"))
+    for n, record in enumerate(failures):
         _join_failure(record, calls, (*path, "tool_failures", n))
     return [ToolCall(**call) for call in calls]
 

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import attrs
 
 from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
-from toolscore_adapters.frameworks._shared import dicts, text_or_json, where
+from toolscore_adapters.frameworks._shared import dicts, tag, text_or_json, where
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
 
 DEFAULT_ERROR_PREFIX = "An error occurred while running the tool"
@@ -69,9 +69,9 @@ class OpenAIAgentsAdapter(TraceAdapter):
         items = dicts(data)
         if len(items) != len(data):
             return 0.0
-        if all(i.get("type") in _ITEM_TYPES and "raw_item" in i for i in items):
+        if all(tag(i, "type") in _ITEM_TYPES and "raw_item" in i for i in items):
             return 0.95
-        typed = [i for i in items if "type" in i]
+        typed = [i for i in items if tag(i, "type") is not None]
         if not typed or not all(i["type"] in _RESPONSE_TYPES for i in typed):
             return 0.0
         if not any(i["type"] in _CALL_TYPES for i in typed):
@@ -131,7 +131,7 @@ def read_items(items: list[tuple[dict[str, Any], Any, tuple[str | int, ...]]]) -
     results: dict[str, dict[str, Any]] = {}
     final_answer: str | None = None
     for raw, output, path in items:
-        kind = raw.get("type")
+        kind = tag(raw, "type")
         if kind in _CALL_TYPES:
             calls.append(_call(raw, path))
         elif kind in _OUTPUT_TYPES:

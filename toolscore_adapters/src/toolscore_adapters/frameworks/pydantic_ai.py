@@ -27,6 +27,7 @@ from toolscore_adapters.frameworks._shared import (
     dicts,
     parse_json_text,
     peek_text,
+    tag,
     text_or_json,
     where,
 )
@@ -62,7 +63,7 @@ class PydanticAIAdapter(TraceAdapter):
         parts = [p for m in messages if isinstance(m.get("parts"), list) for p in m["parts"]]
         if not parts:
             return 0.3
-        tagged = [p for p in dicts(parts) if p.get("part_kind") in _PART_KINDS]
+        tagged = [p for p in dicts(parts) if tag(p, "part_kind") in _PART_KINDS]
         return 0.95 if len(tagged) == len(parts) else 0.5
 
     def load(self, data: Any) -> Trace:
@@ -163,6 +164,9 @@ def _result(part: dict[str, Any], results: dict[str, dict[str, Any]], output_cal
     if kind == "tool-return":
         content = part.get("content")
         outcome = part.get("outcome") or "success"
+        if not isinstance(outcome, str):
+            raise InputError(f"a tool-return outcome must be a string, not {type(outcome).__name__}",
+                             expected='"success", "failed", "retried", "denied" or "interrupted"')
         if content == OUTPUT_TOOL_ACK and outcome == "success":
             output_calls[call_id] = True
             return
