@@ -28,10 +28,23 @@ class Row:
     number: int
     expected_index: int | None
     actual_index: int | None
-    expected: str  # rendered call, "" when there is none
-    actual: str
+    expected_call: ExpectedCall | None
+    actual_call: ToolCall | None
     status: RowStatus
     problems: tuple[str, ...] = ()
+    call_limit: int = 60
+
+    # The calls are rendered only when a report shows the row: a 100k-call trace must not
+    # pay for formatting (and scanning for credentials) rows nobody will see.
+    @property
+    def expected(self) -> str:
+        """The expected call as text, "" when there is none."""
+        return "" if self.expected_call is None else render_expected(self.expected_call, self.call_limit)
+
+    @property
+    def actual(self) -> str:
+        """The actual call as text, "" when there is none."""
+        return "" if self.actual_call is None else render_actual(self.actual_call, self.call_limit)
 
     @property
     def ok(self) -> bool:
@@ -59,7 +72,8 @@ def render_actual(call: ToolCall, limit: int) -> str:
 
 def _argument_problems(expected: ExpectedCall, actual: ToolCall, pair: CallPair | None) -> list[str]:
     """``name: 'want' ≠ 'got'`` for each argument that did not fully match."""
-    if pair is not None and pair.mismatches:
+    if pair is not None and pair.tool_match:
+        # The pairing already explained every argument of a same-tool pair (redacted).
         return [_describe_mismatch(m) for m in pair.mismatches]
     if expected.args is None:
         return []
@@ -67,14 +81,14 @@ def _argument_problems(expected: ExpectedCall, actual: ToolCall, pair: CallPair 
     scores = pair.argument_scores if pair is not None else {}
     problems: list[str] = []
     for name, want in expected.args.items():
-        label = redact(name)
         if name not in got:
-            problems.append(f"{label}: missing (want {format_value(redact(want), 30)})")
+            problems.append(f"{redact(name)}: missing (want {format_value(redact(want), 30)})")
             continue
         score = scores.get(name)
         matched = _plain_equal(want, got[name]) if score is None else score >= FULL
         if not matched:
-            problems.append(f"{label}: {format_value(redact(want), 30)} ≠ {format_value(redact(got[name]), 30)}")
+            problems.append(f"{redact(name)}: {format_value(redact(want), 30)} ≠ "
+                            f"{format_value(redact(got[name]), 30)}")
     for name, value in got.items():
         if name not in expected.args:
             problems.append(f"{redact(name)}: not expected ({format_value(redact(value), 30)})")
@@ -122,14 +136,13 @@ def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
             continue
         a_index = next(spare_actual, None)
         if a_index is None:
-            rows.append(Row(len(rows) + 1, e_index, None, render_expected(call, call_limit), "",
-                            "missing"))
+            rows.append(Row(len(rows) + 1, e_index, None, call, None, "missing", call_limit=call_limit))
         else:
             rows.append(_paired_row(len(rows) + 1, e_index, call, a_index, actual[a_index], None,
                                     call_limit))
     for a_index in spare_actual:
-        rows.append(Row(len(rows) + 1, None, a_index, "", render_actual(actual[a_index], call_limit),
-                        "unexpected"))
+        rows.append(Row(len(rows) + 1, None, a_index, None, actual[a_index], "unexpected",
+                        call_limit=call_limit))
     return rows
 
 
@@ -141,8 +154,7 @@ def _paired_row(number: int, e_index: int, call: ExpectedCall, a_index: int, got
     else:
         problems.extend(_argument_problems(call, got, pair))
     status: RowStatus = "mismatch" if problems else "match"
-    return Row(number, e_index, a_index, render_expected(call, limit), render_actual(got, limit),
-               status, tuple(problems))
+    return Row(number, e_index, a_index, call, got, status, tuple(problems), call_limit=limit)
 
 
 def problem_rows(rows: list[Row], limit: int) -> tuple[list[Row], int]:
