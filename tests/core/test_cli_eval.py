@@ -49,8 +49,7 @@ def test_example_1_from_an_mcp_recording(installed_plugin_manager: Any) -> None:
     from toolscore_core.cli import App, cli
     from toolscore_core.traces import adapter_registry
 
-    if "mcp" not in adapter_registry(installed_plugin_manager).names():
-        pytest.skip("the toolscore-adapters 'mcp' session adapter is not installed")
+    assert "mcp" in adapter_registry(installed_plugin_manager).names()
     result = CliRunner().invoke(cli, ["eval", str(EXAMPLE1 / "gold.json"), str(EXAMPLE1 / "session.json")],
                                 obj=App(pm=installed_plugin_manager), catch_exceptions=False)
     out = _ok(result)
@@ -79,8 +78,6 @@ def test_min_score_from_the_gold_file(invoke: Any, tmp_path: Path) -> None:
 
 @pytest.fixture
 def guardrails(tmp_path: Path) -> Path:
-    if not (GUARDRAILS / "trace.json").is_file():
-        pytest.skip("examples/guardrails is not in this checkout yet")
     target = tmp_path / "guardrails"
     shutil.copytree(GUARDRAILS, target)
     return target
