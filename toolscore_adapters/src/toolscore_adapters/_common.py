@@ -150,7 +150,7 @@ def text_of(content: Any) -> str | None:
             if isinstance(block, str):
                 texts.append(block)
             elif isinstance(block, dict) and isinstance(block.get("text"), str) and (
-                block.get("type") in _TEXT_BLOCK_TYPES or "type" not in block
+                "type" not in block or (isinstance(block["type"], str) and block["type"] in _TEXT_BLOCK_TYPES)
             ):
                 texts.append(block["text"])
         return "\n".join(texts) if texts else None
