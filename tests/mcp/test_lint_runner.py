@@ -42,6 +42,7 @@ def test_seed_scorecard_lint_score_is_93_percent() -> None:
     assert [(f.tool, f.code) for f in result.findings] == [
         ("delete_note", "schema-missing-type"), ("search_notes", "description-too-short")]
     assert result.score == pytest.approx(0.93)
+    assert result.summary() == "93% (1 errors, 1 warnings)"
     assert result.failed
 
 

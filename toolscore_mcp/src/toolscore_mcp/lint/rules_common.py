@@ -10,6 +10,7 @@ again when the wording of a message changes.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -163,9 +164,13 @@ def all_strings(tool: ToolDefinition) -> Iterator[tuple[str, str]]:
                     yield f"parameter '{prop.path}' {keyword}", item
 
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+
+
+@functools.lru_cache(maxsize=65536)
 def normalize_name(name: str) -> str:
     """``totalThoughts``, ``total_thoughts`` and ``total-thoughts`` compare equal."""
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    return _NOT_ALNUM.sub("", name.lower())
 
 
 def did_you_mean(name: str, candidates: list[str] | set[str]) -> str | None:

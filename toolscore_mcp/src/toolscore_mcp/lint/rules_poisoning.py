@@ -29,13 +29,20 @@ _BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
 _ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF, 0x180E, 0x00AD}
 
 
+_ANY_HIDDEN = re.compile(
+    "[\U000E0000-\U000E007F" + "".join(chr(c) for c in sorted(_BIDI | _ZERO_WIDTH)) + "]"
+)
+
+
 def hidden_characters(text: str) -> list[tuple[int, str]]:
     """(index, kind) of each invisible character that can hide or reorder text.
 
     A zero-width joiner between two pictographs is how emoji such as 👨‍👩‍👧 are built,
     so it is not counted there.
     """
-    found = []
+    found: list[tuple[int, str]] = []
+    if not _ANY_HIDDEN.search(text):
+        return found  # the common case, without a Python-level loop over every character
     for i, char in enumerate(text):
         code = ord(char)
         if code in _TAGS:
@@ -94,6 +101,8 @@ class _PatternRule(BaseRule):
     """A rule that flags text matching any of ``patterns`` in descriptions and instructions."""
 
     patterns: ClassVar[tuple[re.Pattern[str], ...]] = ()
+    #: Cheap pre-check: a text containing none of these (lower-case) cannot match.
+    keywords: ClassVar[tuple[str, ...]] = ()
     what: ClassVar[str] = ""
     fix_text: ClassVar[str] = ""
 
@@ -118,6 +127,10 @@ class _PatternRule(BaseRule):
 
     def _first(self, site: TextSite) -> re.Match[str] | None:
         text = _visible(site.text)
+        if self.keywords:
+            lowered = text.lower()
+            if not any(k in lowered for k in self.keywords):
+                return None
         best: re.Match[str] | None = None
         for pattern in self.patterns:
             match = pattern.search(text)
@@ -141,15 +154,16 @@ class InstructionOverride(_PatternRule):
     severity: ClassVar[Severity] = "error"
     what: ClassVar[str] = "tries to override the model's instructions"
     fix_text: ClassVar[str] = "Describe what the tool does; never tell the model to set aside its instructions."
+    keywords: ClassVar[tuple[str, ...]] = ("ignore", "disregard", "forget", "override", "bypass", "you were", "you have been", "originally", "previously", "system prompt", "system instruction", "do not follow")
     patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
-        re.compile(r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
-                   r"(?:previous|prior|above|earlier|preceding|other|system|original|existing)\s+"
+        re.compile(r"\b(?:ignore|disregard|forget|override|bypass)\s{1,20}(?:all\s{1,20}|any\s{1,20})?(?:of\s{1,20})?(?:the\s{1,20}|your\s{1,20})?"
+                   r"(?:previous|prior|above|earlier|preceding|other|system|original|existing)\s{1,20}"
                    r"(?:instructions?|prompts?|rules|directions|guidelines|messages?|context)", _I),
-        re.compile(r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:your|the)\s+(?:instructions?|rules|guidelines|system\s+prompt)", _I),
-        re.compile(r"\byou\s+(?:were|have\s+been)\s+(?:previously\s+|originally\s+)?(?:advised|told|instructed)\s+to\s+\w+[^.]{0,80}?\b(?:but|however|now)\b", _I),
-        re.compile(r"\b(?:although|though)\s+(?:originally|previously)\s+you\s+(?:did\s+not|didn't|could\s+not|couldn't|were\s+not)", _I),
-        re.compile(r"\b(?:new|updated|real)\s+system\s+(?:prompt|instructions?)\s*:", _I),
-        re.compile(r"\bdo\s+not\s+follow\s+(?:your|the|any)\s+(?:previous|prior|system|original)\s+(?:instructions?|rules|prompt)", _I),
+        re.compile(r"\b(?:ignore|disregard|forget)\s{1,20}(?:all\s{1,20}|any\s{1,20})?(?:your|the)\s{1,20}(?:instructions?|rules|guidelines|system\s{1,20}prompt)", _I),
+        re.compile(r"\byou\s{1,20}(?:were|have\s{1,20}been)\s{1,20}(?:previously\s{1,20}|originally\s{1,20})?(?:advised|told|instructed)\s{1,20}to\s[^.]{1,80}?\b(?:but|however|now)\b", _I),
+        re.compile(r"\b(?:although|though)\s{1,20}(?:originally|previously)\s{1,20}you\s{1,20}(?:did\s{1,20}not|didn't|could\s{1,20}not|couldn't|were\s{1,20}not)", _I),
+        re.compile(r"\b(?:new|updated|real)\s{1,20}system\s{1,20}(?:prompt|instructions?)\s*:", _I),
+        re.compile(r"\bdo\s{1,20}not\s{1,20}follow\s{1,20}(?:your|the|any)\s{1,20}(?:previous|prior|system|original)\s{1,20}(?:instructions?|rules|prompt)", _I),
     )
 
 
@@ -159,14 +173,15 @@ class HideFromUser(_PatternRule):
     severity: ClassVar[Severity] = "error"
     what: ClassVar[str] = "tells the model to hide something from the user"
     fix_text: ClassVar[str] = "Remove it: a tool must never ask the model to keep what it does from the user."
+    keywords: ClassVar[tuple[str, ...]] = ("user", "silently", "secretly", "covertly")
     patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
-        re.compile(r"\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:tell|inform|notify|mention\s+(?:this\s+|it\s+)?to|"
-                   r"reveal\s+(?:this\s+|it\s+)?to|show\s+(?:this\s+|it\s+)?to|alert|let)\s+(?:the\s+)?user", _I),
-        re.compile(r"\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|reveal|disclose|show|display)\b[^.]{0,60}?\b(?:to|with)\s+the\s+user", _I),
-        re.compile(r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user", _I),
-        re.compile(r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|the\s+\w+)?\s*(?:secret\s+|hidden\s+)?from\s+the\s+user", _I),
-        re.compile(r"\bthe\s+user\s+(?:must|should|need)\s+(?:not|never)\s+(?:know|see|be\s+told|find\s+out|notice)", _I),
-        re.compile(r"\b(?:silently|secretly|covertly)\s+(?:send|upload|forward|exfiltrate|copy|include|pass)", _I),
+        re.compile(r"\b(?:do\s{1,20}not|don't|never|must\s{1,20}not|should\s{1,20}not)\s{1,20}(?:tell|inform|notify|mention\s{1,20}(?:this\s{1,20}|it\s{1,20})?to|"
+                   r"reveal\s{1,20}(?:this\s{1,20}|it\s{1,20})?to|show\s{1,20}(?:this\s{1,20}|it\s{1,20})?to|alert|let)\s{1,20}(?:the\s{1,20})?user", _I),
+        re.compile(r"\b(?:do\s{1,20}not|don't|never|must\s{1,20}not)\s{1,20}(?:mention|reveal|disclose|show|display)\b[^.]{0,60}?\b(?:to|with)\s{1,20}the\s{1,20}user", _I),
+        re.compile(r"\bwithout\s{1,20}(?:telling|informing|notifying|alerting)\s{1,20}the\s{1,20}user", _I),
+        re.compile(r"\b(?:hide|conceal|keep)\s{1,20}(?:this|it|that|these|the\s{1,20}\w+)?\s*(?:secret\s{1,20}|hidden\s{1,20})?from\s{1,20}the\s{1,20}user", _I),
+        re.compile(r"\bthe\s{1,20}user\s{1,20}(?:must|should|need)\s{1,20}(?:not|never)\s{1,20}(?:know|see|be\s{1,20}told|find\s{1,20}out|notice)", _I),
+        re.compile(r"\b(?:silently|secretly|covertly)\s{1,20}(?:send|upload|forward|exfiltrate|copy|include|pass)", _I),
     )
 
 
@@ -179,6 +194,7 @@ class SensitiveFileAccess(_PatternRule):
     severity: ClassVar[Severity] = "error"
     what: ClassVar[str] = "points the model at credential or key files"
     fix_text: ClassVar[str] = "Remove it: tool text has no reason to send the model to secrets on the user's machine."
+    keywords: ClassVar[tuple[str, ...]] = (".ssh", "id_", "credentials", ".netrc", ".pypirc", ".npmrc", ".docker", "cursor", "claude", "/etc/")
     patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
         re.compile(r"~?/?\.ssh/(?:id_\w+|authorized_keys|config)?|\bid_(?:rsa|ed25519|ecdsa|dsa)\b", _I),
         re.compile(r"\.aws/credentials|\.git-credentials|\.netrc\b|\.pypirc\b|\.npmrc\b|\.docker/config\.json", _I),
@@ -193,6 +209,7 @@ class ImportantBlock(_PatternRule):
     severity: ClassVar[Severity] = "warning"
     what: ClassVar[str] = "contains an instruction block aimed at the model"
     fix_text: ClassVar[str] = "Write plain descriptive text; tag blocks like <IMPORTANT> are how poisoned tools hide orders."
+    keywords: ClassVar[tuple[str, ...]] = ("<", "[")
     patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
         re.compile(r"<\s*/?\s*(?:important|system|instructions?|critical|secret|hidden|admin|override)\b[^>]{0,40}>", _I),
         re.compile(r"\[\s*(?:system|instructions?)\s*\]", _I),
@@ -209,8 +226,9 @@ class ScriptedReply(_PatternRule):
     severity: ClassVar[Severity] = "warning"
     what: ClassVar[str] = "dictates the model's reply"
     fix_text: ClassVar[str] = "Let the model answer from tool results; do not script its replies in tool text."
+    keywords: ClassVar[tuple[str, ...]] = ("respond", "reply", "answer", "say")
     patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
-        re.compile(r"\b(?:respond|reply|answer|say)\s+(?:only\s+|exactly\s+|with\s+exactly\s+)?(?:with\s+)?[\"\u201c'][^\"\u201d']{20,}", _I),
+        re.compile(r"\b(?:respond|reply|answer|say)\s{1,20}(?:only\s{1,20}|exactly\s{1,20}|with\s{1,20}exactly\s{1,20})?(?:with\s{1,20})?[\"\u201c'][^\"\u201d']{20,}", _I),
     )
 
 

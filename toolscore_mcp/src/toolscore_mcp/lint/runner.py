@@ -83,6 +83,10 @@ class LintResult:
         """True when there is at least one (new) error: the command exits 1."""
         return self.errors > 0
 
+    def summary(self) -> str:
+        """``"93% (1 errors, 1 warnings)"``: the score line of a scorecard."""
+        return f"{self.score:.0%} ({self.errors} errors, {self.warnings} warnings)"
+
     def all_findings(self) -> tuple[Finding, ...]:
         return tuple(sort_findings([*self.findings, *self.known]))
 
