@@ -20,6 +20,7 @@ return says "Final result processed."; that is the run's final answer, not a too
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, ClassVar
 
 from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
@@ -103,6 +104,7 @@ def read_messages(messages: Any) -> Trace:
     calls: list[dict[str, Any]] = []
     results: dict[str, dict[str, Any]] = {}
     output_calls: dict[str, Any] = {}
+    returns: dict[str, Any] = {}
     final_texts: list[str] = []
     metadata: dict[str, Any] = {}
     for i, message in enumerate(messages):
@@ -121,7 +123,7 @@ def read_messages(messages: Any) -> Trace:
                 if not isinstance(part, dict):
                     continue
                 if part.get("part_kind") == "tool-call":
-                    calls.append(_call(part, i, j))
+                    calls.append({**_call(part, i, j), "_sent": message.get("timestamp")})
                 elif part.get("part_kind") == "text" and isinstance(part.get("content"), str):
                     texts.append(part["content"])
             if texts:
@@ -132,14 +134,21 @@ def read_messages(messages: Any) -> Trace:
             for part in parts:
                 if isinstance(part, dict):
                     _result(part, results, output_calls)
+                    if isinstance(part.get("tool_call_id"), str):
+                        returns[part["tool_call_id"]] = part.get("timestamp")
     tool_calls = []
     final_answer = "".join(final_texts) if final_texts else None
     for call in calls:
+        sent = call.pop("_sent", None)
         if call["id"] is not None and call["id"] in output_calls:
             final_answer = text_or_json(call["args"])
             continue
-        found = results.get(call["id"]) if call["id"] is not None else None
-        tool_calls.append(ToolCall(**{**call, **(found or {})}))
+        found = dict(results.get(call["id"]) or {}) if call["id"] is not None else {}
+        if found:
+            duration = _seconds_between(sent, returns.get(call["id"]))
+            if duration is not None:
+                found["duration"] = duration
+        tool_calls.append(ToolCall(**{**call, **found}))
     return Trace(calls=tool_calls, final_answer=final_answer, metadata=metadata)
 
 
@@ -184,6 +193,19 @@ def _result(part: dict[str, Any], results: dict[str, dict[str, Any]], output_cal
     elif kind == "retry-prompt" and part.get("tool_name"):
         results[call_id] = {"result": part.get("content"), "is_error": True,
                             "error": _error_text(part.get("content")), "metadata": {"outcome": "retry-prompt"}}
+
+
+def _seconds_between(start: Any, end: Any) -> float | None:
+    """Seconds from the model response that asked for a call to the tool's return (both
+    ISO timestamps pydantic-ai records); None when either is missing or they disagree."""
+    if not isinstance(start, str) or not isinstance(end, str):
+        return None
+    try:
+        seconds = (datetime.fromisoformat(end.replace("Z", "+00:00"))
+                   - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+    except (ValueError, TypeError):
+        return None
+    return seconds if seconds >= 0 else None
 
 
 def _error_text(content: Any) -> str | None:
