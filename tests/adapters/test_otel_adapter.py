@@ -57,7 +57,8 @@ def test_protobuf_mapping_spelling_is_what_the_example_file_uses() -> None:
     assert [c.id for c in trace] == ["call_search_1", "call_refund_1", "call_email_1"]
     assert [c.duration for c in trace] == pytest.approx([0.059, 0.079, 0.089])
     assert trace.metadata == {"spans": 8, "tool_spans": 3}  # chat and agent spans are not calls
-    assert trace[0].result == [{"order_id": "A-17", "total": 42.5, "status": "open"}]
+    # results stay the text the span recorded, like tool results in every other format
+    assert json.loads(trace[0].result) == [{"order_id": "A-17", "total": 42.5, "status": "open"}]
 
 
 def test_file_exporter_spelling_uses_hex_ids_and_integer_enums() -> None:
@@ -177,7 +178,7 @@ def test_openinference_tool_spans() -> None:
 def test_vercel_ai_sdk_tool_call_spans() -> None:
     trace = OtelAdapter().load(json.loads((FIXTURES / "vercel.json").read_text(encoding="utf-8")))
     assert [(c.tool, c.id, c.args, c.result, c.is_error) for c in trace] == [
-        ("search", "tc_1", {"q": "otel"}, ["a", "b"], False),
+        ("search", "tc_1", {"q": "otel"}, '["a", "b"]', False),
         ("fetch_page", "tc_2", {"url": "https://example.com"}, None, True),
     ]
     assert trace[1].error == "fetch failed: 404"

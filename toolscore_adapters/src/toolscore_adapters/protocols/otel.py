@@ -16,7 +16,12 @@ from typing import Any, ClassVar
 
 from toolscore_adapters.protocols import otel_spans as spans
 from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
-from toolscore_adapters.protocols.otel_calls import SpanCall, merge_and_order, span_call
+from toolscore_adapters.protocols.otel_calls import (
+    SpanCall,
+    is_tool_span,
+    merge_and_order,
+    span_call,
+)
 from toolscore_core import InputError, Trace, TraceAdapter
 
 _EXPORT_KEYS = (b'"resourceSpans"', b'"resource_spans"')
@@ -56,37 +61,31 @@ class OtelAdapter(TraceAdapter):
     # ------------------------------------------------------------------ loading
 
     def load(self, data: Any) -> Trace:
-        found: list[SpanCall] = []
-        total = 0
-        for span in self._spans(data):
-            total += 1
-            call = span_call(span)
-            if call is not None:
-                found.append(call)
-        return self._trace(found, total)
+        return self._trace(self._spans(data))
 
     def load_path(self, path: Path) -> Trace:
+        return self._trace(_stream_file_spans(path))
+
+    def _trace(self, source: Iterator[spans.Span | None]) -> Trace:
+        """Keep only tool-call spans (``None`` = a span the pre-filter already dropped)."""
         found: list[SpanCall] = []
         total = 0
-        for span in _stream_file_spans(path):
+        for span in source:
             total += 1
-            call = span_call(span)
+            call = span_call(span) if span is not None else None
             if call is not None:
                 found.append(call)
-        return self._trace(found, total)
-
-    def _trace(self, found: list[SpanCall], total: int) -> Trace:
         return Trace(calls=merge_and_order(found), source_format=self.name,
                      metadata={"spans": total, "tool_spans": len(found)})
 
-    def _spans(self, data: Any) -> Iterator[spans.Span]:
+    def _spans(self, data: Any) -> Iterator[spans.Span | None]:
         if spans.is_proto_request(data):
             data = spans.proto_request_to_json(data)
         if isinstance(data, dict):
             if not spans.is_export_request(data):
                 raise InputError("is not an OTLP export (no 'resourceSpans' list)", location="$",
                                  expected='{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}')
-            yield from spans.iter_request_spans(data)
+            yield from spans.iter_request_spans(data, keep=is_tool_span)
             return
         if not isinstance(data, (list, tuple)):
             raise InputError(f"cannot read OpenTelemetry spans from {type(data).__name__}",
@@ -98,7 +97,7 @@ class OtelAdapter(TraceAdapter):
                 yield spans.sdk_span(item, where, order)
                 order += 1
             elif spans.is_export_request(item):
-                for span in spans.iter_request_spans(item, where, order):
+                for span in spans.iter_request_spans(item, where, order, keep=is_tool_span):
                     order += 1
                     yield span
             elif spans.is_sdk_json_span(item):
@@ -106,7 +105,7 @@ class OtelAdapter(TraceAdapter):
                 order += 1
             elif _is_bare_otlp_span(item):
                 yield from spans.iter_request_spans({"resourceSpans": [{"scopeSpans": [{"spans": [item]}]}]},
-                                                    where, order)
+                                                    where, order, keep=is_tool_span)
                 order += 1
             else:
                 raise InputError("is neither an OTLP export request nor a span", location=where,
@@ -118,7 +117,7 @@ def _is_bare_otlp_span(item: Any) -> bool:
             and isinstance(item.get("attributes"), list) and "name" in item)
 
 
-def _stream_file_spans(path: Path) -> Iterator[spans.Span]:
+def _stream_file_spans(path: Path) -> Iterator[spans.Span | None]:
     """Spans of a JSON Lines export, one line in memory at a time."""
     order = 0
     for number, request in iter_json_lines(path, expected="one OTLP export request per line"):
@@ -126,7 +125,7 @@ def _stream_file_spans(path: Path) -> Iterator[spans.Span]:
             raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
                              location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
         try:
-            for span in spans.iter_request_spans(request, f"line {number}: $", order):
+            for span in spans.iter_request_spans(request, f"line {number}: $", order, keep=is_tool_span):
                 order += 1
                 yield span
         except InputError as exc:

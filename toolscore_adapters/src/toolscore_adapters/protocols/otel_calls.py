@@ -40,9 +40,10 @@ RESULT_KEYS = ("gen_ai.tool.call.result", "tool_response", "tool.result", "tool.
                "ai.toolCall.result", "ai.toolCall.output", "output.value", "result", "output")
 PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system")
 _NAME_PREFIXES = ("execute_tool ", "tools/call ")
+_METADATA_KEYS = ("jsonrpc.request.id", "mcp.session.id", "gen_ai.tool.type", "rpc.response.status_code")
 
 
-@attrs.frozen(slots=True)
+@attrs.define(slots=True)
 class SpanCall:
     """A tool-call span, reduced to what a :class:`ToolCall` needs plus what merging needs.
 
@@ -60,7 +61,15 @@ class SpanCall:
 
 def convention_of(span: Span) -> str | None:
     """The convention that makes ``span`` a tool call, or ``None`` when it is not one."""
-    a = span.attributes
+    return convention_from(span.name, span.attributes)
+
+
+def is_tool_span(name: str, attributes: dict[str, Any]) -> bool:
+    """Cheap pre-filter from a span's name and attributes alone (see ``otel_spans.Keep``)."""
+    return convention_from(name, attributes) is not None
+
+
+def convention_from(name: str, a: dict[str, Any]) -> str | None:
     method = a.get("mcp.method.name")
     if method is not None:
         return "mcp" if method == "tools/call" else None
@@ -72,7 +81,7 @@ def convention_of(span: Span) -> str | None:
         return "openinference" if isinstance(kind, str) and kind.upper() == "TOOL" else None
     if a.get("ai.toolCall.name") is not None or a.get("ai.operationId") == "ai.toolCall":
         return "vercel"
-    if span.name.startswith("execute_tool ") or (span.name == "running tool" and _first_str(a, TOOL_NAME_KEYS)):
+    if name.startswith("execute_tool ") or (name == "running tool" and _first_str(a, TOOL_NAME_KEYS)):
         return "legacy"
     return None
 
@@ -93,6 +102,9 @@ def _first_key(attributes: dict[str, Any], keys: Iterable[str]) -> str | None:
 
 
 def _tool_name(span: Span, convention: str) -> str:
+    name = span.attributes.get("gen_ai.tool.name")  # the usual case, checked first
+    if type(name) is str and name and not name[0].isspace() and not name[-1].isspace():
+        return name
     name = _first_str(span.attributes, TOOL_NAME_KEYS)
     if name:
         return name
@@ -137,8 +149,9 @@ def _result(span: Span) -> tuple[Any, Any, bool, bool | None, str | None]:
     if key is None:
         return None, None, False, None, None
     value = span.attributes[key]
-    if isinstance(value, str) and value[:1] in "{[\"" and value.strip():
-        # a result is free text as often as it is JSON: text that does not parse stays text
+    # A result stays the text the span recorded (as tool results do in every other format);
+    # only an MCP CallToolResult serialised as JSON is opened, to read its isError and text.
+    if isinstance(value, str) and value.startswith("{") and '"content"' in value[:64]:
         with contextlib.suppress(json.JSONDecodeError, RecursionError):
             value = json.loads(value)
     if looks_like_call_tool_result(value):
@@ -185,12 +198,14 @@ def span_call(span: Span) -> SpanCall | None:
     if span.start_ns is not None and span.end_ns is not None and span.end_ns >= span.start_ns:
         duration = (span.end_ns - span.start_ns) / 1e9
     metadata: dict[str, Any] = {"span_name": span.name, "convention": convention}
-    for key, label in (("span_id", "span_id"), ("trace_id", "trace_id")):
-        if getattr(span, key):
-            metadata[label] = getattr(span, key)
-    for key in ("jsonrpc.request.id", "mcp.session.id", "gen_ai.tool.type", "rpc.response.status_code"):
-        if a.get(key) is not None:
-            metadata[key] = a[key]
+    if span.span_id:
+        metadata["span_id"] = span.span_id
+    if span.trace_id:
+        metadata["trace_id"] = span.trace_id
+    for key in _METADATA_KEYS:
+        value = a.get(key)
+        if value is not None:
+            metadata[key] = value
     if error_type is not None:
         metadata["error.type"] = error_type
     call_id = _first_str(a, CALL_ID_KEYS)

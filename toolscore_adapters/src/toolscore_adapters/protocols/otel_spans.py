@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import math
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -29,7 +31,10 @@ _STATUS_NAMES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR
                  "StatusCode.ERROR": 2}
 
 
-@attrs.frozen(slots=True)
+Keep = Callable[[str, dict[str, Any]], bool]
+
+
+@attrs.define(slots=True)
 class Span:
     """What the tool-call logic needs from a span, in one spelling."""
 
@@ -54,11 +59,11 @@ def _get(obj: dict[str, Any], camel: str, snake: str | None = None) -> Any:
     return obj.get(snake) if snake else None
 
 
-def _list(value: Any, where: str) -> list[Any]:
+def _list(value: Any, where: str, field: str = "") -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise InputError(f"expected a list, found {type(value).__name__}", location=where)
+        raise InputError(f"expected a list, found {type(value).__name__}", location=where + field)
     return value
 
 
@@ -95,15 +100,30 @@ def any_value(value: Any, where: str) -> Any:
                      expected="stringValue, intValue, doubleValue, boolValue, arrayValue or kvlistValue")
 
 
-def key_values(items: Any, where: str) -> dict[str, Any]:
-    """A list of ``{"key": K, "value": AnyValue}`` as a plain dict."""
+def key_values(items: Any, where: str, field: str = "") -> dict[str, Any]:
+    """A list of ``{"key": K, "value": AnyValue}`` as a plain dict.
+
+    Most attribute values are plain strings: they take a fast path that builds no
+    location text (places are only spelled out when something is wrong).
+    """
     out: dict[str, Any] = {}
-    for i, item in enumerate(_list(items, where)):
-        item = _dict(item, f"{where}[{i}]")
+    for i, item in enumerate(_list(items, where, field)):
+        if type(item) is dict:
+            key = item.get("key")
+            value = item.get("value")
+            if type(key) is str and type(value) is dict and len(value) == 1:
+                if "stringValue" in value:
+                    out[key] = value["stringValue"]
+                    continue
+                if "boolValue" in value:
+                    out[key] = value["boolValue"]
+                    continue
+        place = f"{where}{field}[{i}]"
+        item = _dict(item, place)
         key = item.get("key")
         if not isinstance(key, str):
-            raise InputError("attribute without a string 'key'", location=f"{where}[{i}]")
-        out[key] = any_value(item.get("value"), f"{where}[{i}].value")
+            raise InputError("attribute without a string 'key'", location=place)
+        out[key] = any_value(item.get("value"), f"{place}.value")
     return out
 
 
@@ -130,36 +150,60 @@ def _double(raw: Any, where: str) -> float:
     raise InputError(f"expected a number, found {raw!r}"[:120], location=where)
 
 
-def _time(raw: Any, where: str) -> int | None:
+def _time(raw: Any, where: str, field: str = "") -> int | None:
     if raw is None or raw == "0" or raw == 0:
         return None
-    return _integer(raw, where)
+    if type(raw) is str and raw.isdigit():
+        return int(raw)
+    return _integer(raw, where + field)
 
 
-def span_id(raw: Any, where: str) -> str | None:
+def span_id(raw: Any, where: str, field: str = "") -> str | None:
     """An id as lowercase hex: hex (file exporter) and base64 (protobuf mapping) both work.
 
     The two cannot be confused: 8- and 16-byte ids are 16/32 characters in hex but 12/24 in
-    base64.
+    base64. Trace and parent ids repeat span after span, so decoded ids are cached.
     """
     if raw is None or raw == "":
         return None
     if not isinstance(raw, str):
-        raise InputError(f"an id must be a string, found {type(raw).__name__}", location=where)
-    text = raw.strip()
-    if text.lower().startswith("0x"):
-        text = text[2:]
-    if len(text) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in text):
-        return text.lower()
+        raise InputError(f"an id must be a string, found {type(raw).__name__}", location=where + field)
     try:
-        return base64.b64decode(text, validate=True).hex()
+        return _decode_id(raw)
+    except ValueError:
+        raise InputError(f"id {raw!r} is neither hex nor base64"[:120], location=where + field) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _decode_id(raw: str) -> str:
+    text = raw.strip()
+    if text[:2] in ("0x", "0X"):
+        text = text[2:]
+    if len(text) in (16, 32):
+        try:
+            bytes.fromhex(text)
+        except ValueError:
+            pass
+        else:
+            return text.lower()
+    try:
+        return _b64decode(text).hex()
     except (binascii.Error, ValueError):
-        raise InputError(f"id {raw!r} is neither hex nor base64"[:120], location=where) from None
+        raise ValueError(raw) from None
 
 
-def _status(raw: Any, where: str) -> tuple[int, str | None]:
-    if raw is None:
+if sys.version_info >= (3, 11):
+    def _b64decode(text: str) -> bytes:
+        return binascii.a2b_base64(text, strict_mode=True)  # what b64decode(validate=True) does, faster
+else:  # pragma: no cover - Python 3.10
+    def _b64decode(text: str) -> bytes:
+        return base64.b64decode(text, validate=True)
+
+
+def _status(raw: Any, where: str, field: str = "") -> tuple[int, str | None]:
+    if raw is None or raw == {}:
         return STATUS_UNSET, None
+    where = where + field
     raw = _dict(raw, where)
     code = raw.get("code", raw.get("status_code", 0))
     message = raw.get("message", raw.get("description"))
@@ -175,8 +219,11 @@ def _status(raw: Any, where: str) -> tuple[int, str | None]:
     return number, message or None
 
 
-def _events(raw: Any, where: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+def _events(raw: Any, where: str, field: str = "") -> tuple[tuple[str, dict[str, Any]], ...]:
+    if not raw:
+        return ()
     out = []
+    where = where + field
     for i, event in enumerate(_list(raw, where)):
         event = _dict(event, f"{where}[{i}]")
         name = event.get("name")
@@ -186,22 +233,28 @@ def _events(raw: Any, where: str) -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple(out)
 
 
-def _otlp_span(raw: Any, where: str, order: int) -> Span:
+def _otlp_span(raw: Any, where: str, order: int, keep: Keep | None = None) -> Span | None:
     raw = _dict(raw, where)
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise InputError("span has no name", location=f"{where}.name",
                          expected="every OTLP span to have a non-empty 'name'")
-    status_code, status_message = _status(raw.get("status"), f"{where}.status")
+    attributes = key_values(raw.get("attributes"), where, ".attributes")
+    if keep is not None and not keep(name, attributes):
+        return None  # not wanted: ids, times and events are never decoded
+    status_code, status_message = _status(raw.get("status"), where, ".status")
     return Span(
         name=name,
-        attributes=key_values(raw.get("attributes"), f"{where}.attributes"),
-        trace_id=span_id(_get(raw, "traceId", "trace_id"), f"{where}.traceId"),
-        span_id=span_id(_get(raw, "spanId", "span_id"), f"{where}.spanId"),
-        parent_id=span_id(_get(raw, "parentSpanId", "parent_span_id"), f"{where}.parentSpanId"),
-        start_ns=_time(_get(raw, "startTimeUnixNano", "start_time_unix_nano"), f"{where}.startTimeUnixNano"),
-        end_ns=_time(_get(raw, "endTimeUnixNano", "end_time_unix_nano"), f"{where}.endTimeUnixNano"),
-        events=_events(raw.get("events"), f"{where}.events"),
+        attributes=attributes,
+        trace_id=span_id(raw["traceId"] if "traceId" in raw else raw.get("trace_id"), where, ".traceId"),
+        span_id=span_id(raw["spanId"] if "spanId" in raw else raw.get("span_id"), where, ".spanId"),
+        parent_id=span_id(raw["parentSpanId"] if "parentSpanId" in raw else raw.get("parent_span_id"),
+                          where, ".parentSpanId"),
+        start_ns=_time(raw["startTimeUnixNano"] if "startTimeUnixNano" in raw else raw.get("start_time_unix_nano"),
+                       where, ".startTimeUnixNano"),
+        end_ns=_time(raw["endTimeUnixNano"] if "endTimeUnixNano" in raw else raw.get("end_time_unix_nano"),
+                     where, ".endTimeUnixNano"),
+        events=_events(raw.get("events"), where, ".events"),
         status_code=status_code,
         status_message=status_message,
         order=order,
@@ -213,8 +266,13 @@ def is_export_request(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(_get(data, "resourceSpans", "resource_spans"), list)
 
 
-def iter_request_spans(request: Any, where: str = "$", start_order: int = 0) -> Iterator[Span]:
-    """The spans of one ``ExportTraceServiceRequest`` (``{"resourceSpans": [...]}``)."""
+def iter_request_spans(request: Any, where: str = "$", start_order: int = 0,
+                       keep: Keep | None = None) -> Iterator[Span | None]:
+    """The spans of one ``ExportTraceServiceRequest`` (``{"resourceSpans": [...]}``).
+
+    With ``keep``, a span it rejects (from its name and attributes) is yielded as ``None``,
+    undecoded beyond that: most spans of a GenAI export are not tool calls.
+    """
     request = _dict(request, where)
     order = start_order
     resources = _get(request, "resourceSpans", "resource_spans")
@@ -230,7 +288,7 @@ def iter_request_spans(request: Any, where: str = "$", start_order: int = 0) -> 
             scope_where = f"{resource_where}.{scope_key}[{s}]"
             scope = _dict(scope, scope_where)
             for i, raw in enumerate(_list(scope.get("spans"), f"{scope_where}.spans")):
-                yield _otlp_span(raw, f"{scope_where}.spans[{i}]", order)
+                yield _otlp_span(raw, f"{scope_where}.spans[{i}]", order, keep)
                 order += 1
 
 
