@@ -124,9 +124,8 @@ class UnknownToolReference(BaseRule):
                     tool=site.tool,
                     key=f"{site.where}:{name}",
                     evidence=excerpt(site.text, start, end),
-                    fix=(f"Change the reference to '{suggestion}'" if suggestion
-                         else "Remove the reference or name a tool this server exposes")
-                    + "; a model that follows it calls a tool that is not there.",
+                    fix="Name a tool this server exposes, or remove the reference: a model that follows it "
+                        "calls a tool that is not there.",
                     referenced=name,
                     suggestion=suggestion,
                 ))
@@ -177,7 +176,7 @@ class UnknownParameterMention(BaseRule):
                     f"{site.where} mentions '{word}', but the parameter is named '{real}'",
                     tool=tool.name, key=f"{site.where}:{word}",
                     evidence=excerpt(text, match.start(1), match.end(1)),
-                    fix=f"Write '{real}' exactly as the schema names it; a model copies the spelling it reads.",
+                    fix="Spell parameters exactly as the input schema names them: a model copies the spelling it reads.",
                     mentioned=word, parameter=real,
                 )
             for match in _NAMED_PARAM.finditer(text):

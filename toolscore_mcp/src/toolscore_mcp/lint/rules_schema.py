@@ -8,7 +8,6 @@ every call invalid.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
@@ -250,7 +249,8 @@ class EnumInProse(BaseRule):
                     found.append(self.finding(
                         f"property '{prop.path}' lists its values in prose ({listed}) but has no 'enum'",
                         tool=tool.name, key=prop.path, evidence=shorten(text),
-                        fix=f"Add \"enum\": {json.dumps(values)} so clients can validate and models cannot invent values.",
+                        fix="List the values in an 'enum' so clients can validate them and models cannot invent others.",
+                        values=values,
                     ))
         return found
 
