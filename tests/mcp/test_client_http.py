@@ -85,6 +85,18 @@ def test_broken_replies_are_outcomes_not_exceptions(probe_http) -> None:
         assert odd.protocol_error and "text/plain" in odd.protocol_error
 
 
+def test_a_request_from_the_server_on_the_reply_stream_is_answered(probe_http, tmp_path) -> None:
+    server, url = probe_http
+    roots = [{"uri": tmp_path.as_uri(), "name": "tmp"}]
+    with MCPHttpClient(url, timeout=5, roots=roots) as client:
+        outcome = client.call_tool("ask", {})
+        assert outcome.ok and outcome.result["content"][0]["text"] == "asked"
+    answers = [s["message"] for s in server.seen if "method" not in s["message"]]
+    assert answers == [{"jsonrpc": "2.0", "id": "srv-7", "result": {"roots": roots}}]
+    init = next(s["message"] for s in server.seen if s["message"].get("method") == "initialize")
+    assert init["params"]["capabilities"] == {"roots": {"listChanged": False}}
+
+
 def test_a_missing_header_env_var_is_a_clear_error(probe_http, monkeypatch) -> None:
     _, url = probe_http
     monkeypatch.delenv("NO_SUCH_TOKEN_VAR", raising=False)

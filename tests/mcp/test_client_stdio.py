@@ -83,6 +83,7 @@ def test_roots_are_answered_and_a_server_that_ignores_eof_is_reaped(everything_c
     assert is_gone(pid)
 
 
+@pytest.mark.slow  # the mcp SDK takes seconds to import on a loaded machine
 def test_python_sdk_server_speaks_the_2026_era(py_modern_command) -> None:
     with MCPStdioClient(py_modern_command, timeout=20) as client:
         assert client.era == "modern"
@@ -96,6 +97,7 @@ def test_python_sdk_server_speaks_the_2026_era(py_modern_command) -> None:
         assert failed.is_error is True and failed.error
 
 
+@pytest.mark.slow
 def test_python_sdk_server_handshake_era_when_asked(py_modern_command) -> None:
     with MCPStdioClient(py_modern_command, timeout=20, era="handshake") as client:
         assert client.era == "handshake" and client.protocol_version == "2025-11-25"
@@ -120,3 +122,22 @@ def test_open_client_splits_a_command_line_like_a_shell(memory_command, tmp_path
     assert isinstance(client, MCPStdioClient) and client.argv == argv
     with client:
         assert client.server_info["name"] == "memory-server"
+
+
+def test_concurrent_calls_from_threads_share_one_session(memory_command) -> None:
+    """The scorecard runs scenarios concurrently: answers must reach the right caller."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    argv, env = memory_command
+    with MCPStdioClient(argv, env=env, timeout=15) as client:
+        client.call_tool("create_entities", {"entities": [
+            {"name": f"e{i}", "entityType": "t", "observations": [f"obs {i}"]} for i in range(8)]})
+
+        def lookup(i: int) -> str:
+            outcome = client.call_tool("open_nodes", {"names": [f"e{i}"]})
+            return outcome.result["content"][0]["text"]
+
+        with ThreadPoolExecutor(4) as pool:
+            texts = list(pool.map(lookup, range(8)))
+    for i, text in enumerate(texts):
+        assert f"obs {i}" in text and all(f"obs {j}" not in text for j in range(8) if j != i)

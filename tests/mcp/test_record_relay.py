@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from toolscore_mcp.client import MCPStdioClient
 
+pytestmark = pytest.mark.slow  # each test starts the relay (a Python CLI) and a server
+
 RELAY = [sys.executable, "-m", "toolscore_core.cli", "mcp", "record"]
 FAKE_AWS_KEY = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example key id, not a credential
 

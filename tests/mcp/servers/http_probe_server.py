@@ -4,7 +4,7 @@ It answers like the real servers do, with the quirks they have: an SSE priming e
 empty data and CRLF line ends (TS SDK >= 2025-11-25), a 202 with a JSON content type and
 an empty body for notifications (Python SDK), and a session id. Some tools misbehave:
 ``drop`` closes the connection mid-reply, ``hang`` never finishes its reply, ``notjson``
-answers with text/plain. Every request's method, headers and body are kept in
+answers with text/plain, ``ask`` sends a ``roots/list`` request on the reply stream. Every request's method, headers and body are kept in
 ``server.seen`` so tests can check the headers a client sent.
 
 Run in a test thread: ``server, url = start_probe_server()`` ... ``server.shutdown()``.
@@ -20,7 +20,7 @@ from typing import Any
 
 SESSION = "probe-session-1"
 TOOLS = [{"name": name, "description": f"{name} tool", "inputSchema": {"type": "object"}}
-         for name in ("echo", "drop", "hang", "notjson")]
+         for name in ("echo", "drop", "hang", "notjson", "ask")]
 
 
 class ProbeServer(ThreadingHTTPServer):
@@ -48,7 +48,7 @@ class ProbeHandler(BaseHTTPRequestHandler):
         message = json.loads(body)
         self.server.seen.append({"headers": dict(self.headers), "message": message})
         method = message.get("method")
-        if "id" not in message:  # notification or response: accepted, Python-SDK style
+        if "id" not in message or "method" not in message:  # notification or response: accepted
             self._reply(202, b"", "application/json")
             return
         if method == "initialize":
@@ -88,6 +88,10 @@ class ProbeHandler(BaseHTTPRequestHandler):
                 except OSError:
                     return
                 time.sleep(0.1)
+            return
+        if name == "ask":  # a server-to-client request on the reply stream, before the result
+            ask = {"jsonrpc": "2.0", "id": "srv-7", "method": "roots/list"}
+            self._sse(message["id"], {"content": [{"type": "text", "text": "asked"}]}, before=[ask])
             return
         if name == "notjson":
             self._reply(200, b"hello", "text/plain")

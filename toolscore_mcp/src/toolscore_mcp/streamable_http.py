@@ -32,6 +32,7 @@ import httpx
 
 from toolscore_mcp.errors import (
     MCPConnectionError,
+    MCPError,
     MCPProtocolError,
     MCPRemoteError,
     MCPServerGone,
@@ -223,7 +224,10 @@ class MCPHttpClient(MCPClient):
             return None
         if "method" in message:
             if "id" in message:
-                self._send_notification(self._answer_server_request(message))
+                try:
+                    self._send_notification(self._answer_server_request(message))
+                except MCPError as exc:  # the server refused our answer: note it, keep reading
+                    self._note_noise(f"answer to {message.get('method')} refused: {exc}")
             else:
                 self.notifications.append(message)
             return None
