@@ -32,9 +32,10 @@ def row(card: Scorecard, tool: str) -> Any:
     return next(t for t in card.tools if t.name == tool)
 
 
-def test_a_hanging_tool_costs_at_most_max_timeouts_times_the_timeout() -> None:
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_a_hanging_tool_costs_at_most_max_timeouts_times_the_timeout(concurrency: int) -> None:
     started = time.monotonic()
-    card, stderr = grade_faulty("ok_echo,hang", timeout=0.5, max_timeouts=2)
+    card, stderr = grade_faulty("ok_echo,hang", timeout=0.5, max_timeouts=2, concurrency=concurrency)
     elapsed = time.monotonic() - started
     # 6 hanging scenarios would take 3 s; two timeouts then skip: ~1 s plus start-up.
     assert elapsed < 2.9, elapsed

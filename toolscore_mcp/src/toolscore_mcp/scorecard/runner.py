@@ -192,19 +192,24 @@ class ScenarioRunner:
             self.skipped[tool] = f"skipped after {self.timeouts[tool]} timeouts"
 
     def _concurrent_phase(self, plan: list[tuple[int, Scenario]]) -> list[tuple[int, Scenario]]:
-        """Run with N calls in flight; return the suspects to re-run alone."""
+        """Run with N calls in flight; return the suspects to re-run alone.
+
+        Timeouts of a single tool are unambiguous (every other call answered) and count at
+        once; when calls of several tools timed out, a slow server may have held up its
+        neighbours, so those calls are re-run alone to find the culprit.
+        """
         queue = deque(plan)
         suspects: list[tuple[int, Scenario]] = []
+        timed_out: list[tuple[int, Scenario, Any]] = []
         hung: Counter[str] = Counter()
         in_flight: dict[Future[tuple[Any, int]], tuple[int, Scenario]] = {}
         with ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="mcp-test") as pool:
             while queue or in_flight:
-                while queue and len(in_flight) < self.options.concurrency and not self.dead and self._remaining() > 0:
-                    index, scenario = queue.popleft()
-                    if hung[scenario.tool] >= self.options.max_timeouts:
-                        suspects.append((index, scenario))  # no more hung calls: decide alone later
-                        continue
-                    in_flight[pool.submit(self._call, scenario)] = (index, scenario)
+                while len(in_flight) < self.options.concurrency and not self.dead and self._remaining() > 0:
+                    picked = self._next_launchable(queue, in_flight, hung, suspects)
+                    if picked is None:
+                        break
+                    in_flight[pool.submit(self._call, picked[1])] = picked
                 if not in_flight:
                     break
                 done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
@@ -216,11 +221,35 @@ class ScenarioRunner:
                         suspects.append((index, scenario))
                     elif outcome.timed_out:
                         hung[scenario.tool] += 1
-                        suspects.append((index, scenario))
+                        timed_out.append((index, scenario, outcome))
                     else:
                         self._record(index, judge(scenario, outcome, max_result_bytes=self.options.max_result_bytes))
+        if len({scenario.tool for _, scenario, _ in timed_out}) == 1:
+            for index, scenario, outcome in timed_out:
+                self._record(index, judge(scenario, outcome, max_result_bytes=self.options.max_result_bytes))
+                self.timeouts[scenario.tool] += 1
+                if self.timeouts[scenario.tool] >= self.options.max_timeouts:
+                    self._skip_after_timeouts(scenario.tool)
+        else:
+            suspects.extend((index, scenario) for index, scenario, _ in timed_out)
         suspects.extend(queue)
         return sorted(suspects, key=lambda pair: pair[0])
+
+    def _next_launchable(self, queue: deque[tuple[int, Scenario]], in_flight: dict[Any, tuple[int, Scenario]],
+                         hung: Counter[str], suspects: list[tuple[int, Scenario]]) -> tuple[int, Scenario] | None:
+        """The next scenario to start: at most ``max_timeouts`` calls of one tool in flight (a
+        hanging tool must not fill every slot), and none of a tool that already hung that often
+        (those go to the suspects, decided one at a time)."""
+        busy = Counter(scenario.tool for _, scenario in in_flight.values())
+        for position, (index, scenario) in enumerate(queue):
+            if hung[scenario.tool] + busy[scenario.tool] >= self.options.max_timeouts and hung[scenario.tool]:
+                del queue[position]
+                suspects.append((index, scenario))
+                return self._next_launchable(queue, in_flight, hung, suspects)
+            if busy[scenario.tool] < self.options.max_timeouts:
+                del queue[position]
+                return index, scenario
+        return None
 
     def _sequential_phase(self, plan: list[tuple[int, Scenario]]) -> None:
         for index, scenario in plan:
