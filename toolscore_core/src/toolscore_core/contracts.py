@@ -54,9 +54,24 @@ def validator(name: str, definition: str | None = None) -> Callable[[Any], Any]:
     return fastjsonschema.compile(schema)  # type: ignore[no-any-return]
 
 
-def _describe_schema_error(exc: Any) -> tuple[str, str, str | None]:
+def _real_path(data: Any, raw: Sequence[Any]) -> list[str | int]:
+    """fastjsonschema reports list indexes as strings; walk the data to tell them apart."""
+    path: list[str | int] = []
+    node = data
+    for part in raw:
+        if isinstance(node, list) and isinstance(part, str) and part.isdigit():
+            index = int(part)
+            path.append(index)
+            node = node[index] if index < len(node) else None
+        else:
+            path.append(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return path
+
+
+def _describe_schema_error(exc: Any, data: Any) -> tuple[str, str, str | None]:
     """(message, JSON path, expected) from a fastjsonschema error."""
-    path = [p for p in (exc.path or [])[1:]]
+    path = _real_path(data, (exc.path or [])[1:])
     message = str(exc.message)
     if message.startswith("data"):
         message = message.split(" ", 1)[1] if " " in message else message
@@ -94,7 +109,7 @@ def _validate(name: str, definition: str, data: Any, file: str | Path | None, pr
     try:
         validator(name, definition)(data)
     except fastjsonschema.JsonSchemaValueException as exc:
-        message, location, expected = _describe_schema_error(exc)
+        message, location, expected = _describe_schema_error(exc, data)
         if prefix:
             location = json_path([*prefix]) + location[1:]
         raise InputError(message, file=file, location=location,
@@ -178,6 +193,16 @@ def contract_from_data(data: Any, *, file: str | Path | None = None) -> Contract
         return data
     if isinstance(data, dict):
         # The lists are checked below with their own paths; here only the object's own keys.
+        allowed = load_schema("gold")["definitions"]["contract"]["properties"]
+        unknown = [k for k in data if k not in allowed]
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(str(unknown[0]), list(allowed), n=1, cutoff=0.6)
+            raise InputError(f"has an unknown key {unknown[0]!r}", file=file, location=json_path([str(unknown[0])]),
+                             expected=f"only the keys {', '.join(allowed)}",
+                             hint=f"Did you mean {close[0]!r}?" if close else
+                             'A gold file is a list of calls or an object with an "expected" list')
         own = {k: v for k, v in data.items() if k not in ("expected", "forbidden")}
         own.update({k: [] for k in ("expected", "forbidden") if k in data})
         _validate("gold", "contract", own, file)

@@ -12,16 +12,18 @@ positive weight. An unknown name is an InputError with a did-you-mean.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from toolscore_core.behaviour import bounded, call_key, efficiency, policy, security
+from toolscore_core.behaviour import bounded, efficiency, policy, security
 from toolscore_core.contracts import as_contract, as_forbidden, load_contract
 from toolscore_core.errors import InputError, PluginError
 from toolscore_core.interfaces import MetricResult
+from toolscore_core.matchers import canonical
 from toolscore_core.model import (
     CallPair,
     Evaluation,
@@ -240,7 +242,35 @@ def evaluate_loaded(
     source: str | None = None,
     min_score: float | None = None,
 ) -> Evaluation:
-    """The evaluation proper, on an already-read expectation and trace."""
+    """The evaluation proper, on an already-read expectation and trace.
+
+    The cyclic garbage collector is paused meanwhile: scoring allocates many small,
+    short-lived, acyclic objects, and on a 100k-call trace the collector's repeated full
+    scans of the (large, live) trace cost more than the scoring itself.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _evaluate_loaded(expected, trace, rules, weights, mode=mode, pm=pm,
+                                contract_weights=contract_weights, source=source, min_score=min_score)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _evaluate_loaded(
+    expected: tuple[ExpectedCall, ...],
+    trace: Trace,
+    rules: tuple[ForbiddenRule, ...],
+    weights: Mapping[str, float] | None,
+    *,
+    mode: str,
+    pm: PluginManager,
+    contract_weights: Mapping[str, float] | None,
+    source: str | None,
+    min_score: float | None,
+) -> Evaluation:
     if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, (int, float))
                                   or not 0 <= min_score <= 1):
         raise InputError(f"min_score {min_score!r} is not a number between 0 and 1", hint="Use e.g. 0.9 for 90%")
@@ -249,7 +279,8 @@ def evaluate_loaded(
         resolve_weights(registry, contract_weights, file=source)  # name the gold file in its own errors
     normalised = resolve_weights(registry, contract_weights, weights)
     calls = trace.calls
-    pairing = pair_calls(expected, calls)
+    arg_keys = [canonical(c.args) for c in calls]  # computed once: pairing and loop detection share them
+    pairing = pair_calls(expected, calls, actual_keys=arg_keys)
     outcomes_recorded = any(c.is_error is not None or c.denied for c in calls)
     context = EvaluationContext(expected=tuple(expected), trace=trace, pairing=pairing, forbidden=rules,
                                 mode=mode, outcomes_recorded=outcomes_recorded)
@@ -259,7 +290,7 @@ def evaluate_loaded(
         results[name] = _check_result(name, metric.compute(context))
     score = _combine(results, normalised)
 
-    keys = [call_key(c) for c in calls]
+    keys = [(c.tool, k) for c, k in zip(calls, arg_keys, strict=True)]
     efficiency_metrics, behaviour_findings = efficiency(calls, keys)
     security_metrics, security_findings = security(calls)
     violations, policy_findings = policy(calls, rules)

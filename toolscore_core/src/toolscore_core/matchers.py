@@ -279,6 +279,8 @@ def matches(expected: Any, actual: Any) -> bool:
 
 def has_matcher(value: Any) -> bool:
     """True when a matcher sits anywhere inside ``value``."""
+    if type(value) in _SCALARS or value is None:
+        return False
     if isinstance(value, Matcher):
         return True
     if isinstance(value, Mapping):
@@ -299,6 +301,8 @@ def canonical(value: Any) -> Any:
         return ("s", value)
     if kind is int or kind is float:
         return ("n", value)
+    if kind is dict:
+        return ("d", frozenset([(k, canonical(v)) for k, v in value.items()]))
     if isinstance(value, bool):
         return ("b", value)
     if _is_number(value):
@@ -370,6 +374,18 @@ _FORMS: dict[str, tuple[Callable[[dict[str, Any]], Matcher], frozenset[str]]] = 
 FORM_KEYS: tuple[str, ...] = (*_FORMS, "$literal")
 
 
+def _has_dollar_key(data: Any) -> bool:
+    kind = type(data)
+    if kind is dict:
+        for key, value in data.items():
+            if (type(key) is str and key[:1] == "$") or (type(value) in (dict, list) and _has_dollar_key(value)):
+                return True
+        return False
+    if kind is list:
+        return any(type(v) in (dict, list) and _has_dollar_key(v) for v in data)
+    return False
+
+
 def parse_matchers(
     data: Any,
     *,
@@ -381,6 +397,8 @@ def parse_matchers(
     A form that cannot be built (a bad regex, an unknown ``$key``, a wrong option) is an
     :class:`InputError` naming ``file`` and the JSON path of the form inside it.
     """
+    if not _has_dollar_key(data):
+        return data  # nothing to parse (the common case): skip building paths
     where = list(path)
     if isinstance(data, Matcher):
         return data

@@ -240,8 +240,13 @@ def pair_calls(
     actual: Sequence[ToolCall],
     *,
     window: int = WINDOW,
+    actual_keys: Sequence[Any] | None = None,
 ) -> Pairing:
-    """The optimal one-to-one pairing of ``actual`` to ``expected`` calls (see module doc)."""
+    """The optimal one-to-one pairing of ``actual`` to ``expected`` calls (see module doc).
+
+    ``actual_keys`` may pass ``canonical(call.args)`` of each actual call when the caller
+    has computed them already (the evaluation shares them with the loop detector).
+    """
     exp_to_act: list[int | None] = [None] * len(expected)
     act_to_exp: list[int | None] = [None] * len(actual)
     exact: set[int] = set()
@@ -252,7 +257,8 @@ def pair_calls(
     by_key: dict[tuple[str, Any], tuple[deque[int], deque[int]]] = {}
     for j, call in enumerate(actual):
         if call.args is not None:
-            queues = by_key.setdefault((call.tool, _exact_key(call.args)), (deque(), deque()))
+            key = actual_keys[j] if actual_keys is not None else _exact_key(call.args)
+            queues = by_key.setdefault((call.tool, key), (deque(), deque()))
             queues[0 if call.succeeded else 1].append(j)
     for i, exp in enumerate(expected):
         if exp.args is None or has_matcher(exp.args):
