@@ -169,3 +169,15 @@ def test_provider_message_lists_are_not_claimed() -> None:
     anthropic_style = [{"role": "user", "content": "hi"},
                        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}]}]
     assert ClaudeAgentSDKAdapter().detect(anthropic_style) == 0.0
+
+
+def test_evaluate_accepts_the_live_messages_with_bare_tool_names(builders: Any) -> None:
+    evaluation = pytest.importorskip("toolscore_core.evaluation", reason="H1's evaluate has not landed")
+    result = evaluation.evaluate(
+        expected=[{"tool": "lookup_customer", "args": {"email": "ada@example.com"}},
+                  {"tool": "refund_order", "args": {"order_id": "A-17", "amount": 42.5}}],
+        actual=builders.run_claude_agent_sdk(),
+    )
+    assert result.actual.source_format == "claude-agent-sdk"
+    assert result.argument_f1 == 1.0
+    assert result.required_call_recall == 0.5  # refund_order failed

@@ -74,11 +74,13 @@ def test_evaluate_accepts_the_live_run(run_result: Any, installed_plugin_manager
     result = evaluation.evaluate(
         expected=[{"tool": "lookup_customer", "args": {"email": "ada@example.com"}},
                   {"tool": "list_orders", "args": {"customer_id": "C-1"}},
-                  {"tool": "refund_order", "args": {"order_id": "A-17", "amount": 42.5}}],
+                  {"tool": "refund_order", "args": {"order_id": "A-17", "amount": 42.5}},
+                  {"tool": "notify"}],
         actual=run_result,
     )
-    assert result.selection_accuracy > 0.5
-    assert [c.tool for c in result.actual.calls][:3] == ["lookup_customer", "list_orders", "refund_order"]
+    assert result.actual.source_format == "openai-agents"
+    assert result.selection_accuracy == 1.0
+    assert result.required_call_recall == 0.75  # refund_order failed
 
 
 @pytest.mark.parametrize("name", ["openai_agents_new_items.json", "openai_agents_run_state.json"])
