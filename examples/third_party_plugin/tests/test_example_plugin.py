@@ -55,3 +55,29 @@ def test_its_rule_checks_a_server(installed_plugin_manager):
     server = ServerDefinition(tools=[ToolDefinition(name="searchNotes"), ToolDefinition(name="list_notes")])
     [finding] = rule.check(server)
     assert finding.tool == "searchNotes" and "search_notes" in (finding.fix or "")
+
+
+def test_its_adapter_is_used_by_toolscore_eval(tmp_path):
+    trace = tmp_path / "run.json"
+    trace.write_text(json.dumps(STEPLOG))
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"tool": "search"}, {"tool": "book", "args": {"flight_id": "FL-12"}}]))
+    result = toolscore("eval", str(gold), str(trace), "--report", "json")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["trace"]["source_format"] == "steplog"
+    assert [c["tool"] for c in record["actual"]] == ["search", "book"]
+    assert record["required_call_recall"] == 0.5  # the booking failed
+
+
+def test_its_rule_runs_in_toolscore_mcp_lint(tmp_path):
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps({"tools": [{
+        "name": "searchNotes", "description": "Search the notes by keyword.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "keyword"}},
+                        "required": ["q"]},
+    }]}))
+    result = toolscore("mcp", "lint", "--from-json", str(tools), "--report", "json")
+    assert result.returncode == 0, result.stderr
+    codes = [f["code"] for f in json.loads(result.stdout)["findings"]]
+    assert codes == ["example-snake-case-names"]
