@@ -83,12 +83,12 @@ class LintConsole(Exporter):
             console.print(table, markup=styled)
         else:
             console.print("No findings." if not result.known else "No new findings.", markup=False)
-        console.print(_summary(result), markup=False)
+        console.print(_summary(result), markup=False, soft_wrap=not tty)
         fixes = _fixes(result.findings)
         if fixes and not options.get("quiet"):
             console.print("How to fix:", markup=False)
             for code, fix in fixes:
-                console.print(f"  {code}: {fix}", markup=False)
+                console.print(f"  {code}: {fix}", markup=False, soft_wrap=not tty)
 
 
 def _md_cell(text: str | None) -> str:

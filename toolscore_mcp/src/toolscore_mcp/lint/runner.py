@@ -83,6 +83,12 @@ class LintResult:
         """True when there is at least one (new) error: the command exits 1."""
         return self.errors > 0
 
+    @property
+    def poisoning(self) -> tuple[Finding, ...]:
+        """Tool-poisoning errors, known ones included: the scorecard caps the grade of a
+        server that has any (a server that hides instructions from its user is never an A)."""
+        return tuple(f for f in self.all_findings() if f.code.startswith("poison-") and f.severity == "error")
+
     def summary(self) -> str:
         """``"93% (1 errors, 1 warnings)"``: the score line of a scorecard."""
         return f"{self.score:.0%} ({self.errors} errors, {self.warnings} warnings)"
