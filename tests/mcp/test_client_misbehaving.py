@@ -127,3 +127,15 @@ def test_a_result_that_is_not_an_object_is_a_protocol_error(misbehaving) -> None
         outcome = client.call_tool("echo", {"text": "x"})
         assert outcome.protocol_error and "not an object" in outcome.protocol_error
         assert not outcome.ok
+
+
+def test_a_server_that_dies_on_the_discover_probe_is_restarted_for_the_handshake(misbehaving, is_gone) -> None:
+    client = MCPStdioClient(misbehaving("strict"), timeout=5)
+    with client:
+        assert client.era == "handshake" and client.server_info["name"] == "misbehaving-strict"
+        assert client.call_tool("echo", {"text": "second life"}).ok
+        assert "unknown method" not in client.stderr_text  # the new process has not failed
+        pid = client.pid
+    assert is_gone(pid)
+    with pytest.raises(MCPConnectionError, match="exited with code 4 before answering server/discover"):
+        MCPStdioClient(misbehaving("strict"), timeout=5, era="modern").__enter__()

@@ -14,6 +14,7 @@ Modes:
   ask-client    during tools/call sends ping and roots/list to the client, returns the roots
   bad-result    tools/call answers with a result that is a string, not an object
   slow          tools/call answers after the number of seconds in arguments.seconds
+  strict        exits (code 4) on any method it does not know, e.g. the server/discover probe
 Every mode answers initialize and tools/list normally (except early-exit), and logs each
 message it reads to stderr ("recv METHOD PARAMS") so tests can see what the client sent.
 """
@@ -152,6 +153,9 @@ def main() -> None:
             tools_call(request)
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
+        elif MODE == "strict":
+            sys.stderr.write(f"unknown method {method}: exiting\n")
+            sys.exit(4)
         else:
             send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": f"Method not found: {method}"}})
 

@@ -100,6 +100,8 @@ class MCPStdioClient(MCPClient):
             raise MCPConnectionError(f"cannot start the server {executable!r}: {exc.strerror or exc}") from None
         self._closed_reading.clear()
         self._outbox = queue.Queue()
+        self._stderr = bytearray()  # a restarted server gets a clean slate
+        self.exit_code = None
         assert self.process.stdout is not None and self.process.stderr is not None and self.process.stdin is not None
         self._threads = [
             threading.Thread(target=self._read_stdout, args=(self.process.stdout,), name="mcp-stdout", daemon=True),
