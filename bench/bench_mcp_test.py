@@ -98,8 +98,8 @@ def main() -> None:
         "- server-everything's `trigger-long-running-operation` sleeps about 10 s per call; with `--timeout 2 "
         "--max-timeouts 1` it costs one 2 s timeout and is then skipped with a finding, which is most of that row.",
         "- The faulty server's `hang` tool never answers: with `--timeout 1 --max-timeouts 2` it costs about 2 s "
-        "whatever the number of its scenarios (at concurrency 4 the suspects are re-run alone, so about 3 s), and "
-        "the run goes on; tool-scorer 1.10.0 hangs forever on such a tool.",
+        "whatever the number of its scenarios (at concurrency 4 its two hung calls wait side by side, so about "
+        "1 s), and the run goes on; tool-scorer 1.10.0 hangs forever on such a tool.",
     ]
     section = "\n".join(lines) + "\n"
     print(section)
