@@ -214,3 +214,20 @@ def test_a_server_that_exits_early_is_exit_2(tmp_path: Path) -> None:
                      cwd=tmp_path)
     no_traceback(proc)
     assert proc.returncode == 2 and proc.stderr.startswith("toolscore: error:"), proc.stderr
+
+
+def test_bundled_sample_server_lints_like_the_seed_scorecard(tmp_path: Path) -> None:
+    proc = toolscore("mcp", "lint", "--", sys.executable, "-m", "toolscore_mcp.sample_server", cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 1, proc.stderr
+    assert "notes-server 1.0.0: 5 tools, lint score 93% (1 errors, 1 warnings, 0 info)" in proc.stdout
+    assert re.search(r"│ error\s+│ delete_note\s+│ property 'note_id' is missing a 'type'", proc.stdout)
+    assert re.search(r"│ warning\s+│ search_notes\s+│ description is very short \(< 10 chars\)", proc.stdout)
+
+
+def test_help_lists_the_options(run_cli) -> None:  # type: ignore[no-untyped-def]
+    result = run_cli("mcp", "lint", "--help")
+    assert result.exit_code == 0
+    for option in ("--from-json", "--report", "--baseline", "--update-baseline", "--severity", "--disable",
+                   "--lint-config", "--sarif-artifact", "--config", "--server"):
+        assert option in result.output
