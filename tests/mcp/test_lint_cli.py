@@ -231,3 +231,15 @@ def test_help_lists_the_options(run_cli) -> None:  # type: ignore[no-untyped-def
     for option in ("--from-json", "--report", "--baseline", "--update-baseline", "--severity", "--disable",
                    "--lint-config", "--sarif-artifact", "--config", "--server"):
         assert option in result.output
+
+
+def test_claude_desktop_config_entry_and_sarif_artifact(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(json.dumps({"mcpServers": {"gh": {"command": POISONED[0], "args": POISONED[1:]}}}),
+                      encoding="utf-8")
+    result = run_cli("mcp", "lint", "--config", "claude_desktop_config.json", "--server", "gh", "--report", "sarif")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in data["runs"][0]["results"]}
+    assert uris == {"claude_desktop_config.json"}
+    assert {r["ruleId"] for r in data["runs"][0]["results"]} >= {"reference-unknown-tool", "poison-hidden-unicode"}
