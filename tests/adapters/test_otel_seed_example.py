@@ -15,15 +15,21 @@ EXPECTED_LINES = [
 ]
 
 
-def test_example_4_prints_exactly_the_seed_lines(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_example_4_prints_exactly_the_seed_output(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(ROOT)
-    from toolscore import from_otel
+    from toolscore import evaluate, from_otel
 
     with open("examples/otel_genai_spans.json", encoding="utf-8") as fh:
         spans = json.load(fh)  # written by the OpenTelemetry SDK
     for call in from_otel(spans):
         print(call["tool"], call["args"], "FAILED: " + call["error"] if call["is_error"] else "ok")
-    assert capsys.readouterr().out.splitlines() == EXPECTED_LINES
+
+    result = evaluate(expected=[{"tool": "search_orders"}, {"tool": "issue_refund"},
+                                {"tool": "send_email"}], actual=spans)
+    print(result.required_call_recall)
+    assert capsys.readouterr().out.splitlines() == [*EXPECTED_LINES, "0.6666666666666666"]
+    assert result.required_call_recall == 0.6666666666666666
+    assert result.actual.source_format == "otel"
 
 
 def test_from_otel_reads_the_example_as_a_path_too(monkeypatch: pytest.MonkeyPatch) -> None:
