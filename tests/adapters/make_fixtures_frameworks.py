@@ -194,18 +194,15 @@ def write_openai_agents() -> None:
 # --------------------------------------------------------------------------- claude-agent-sdk
 
 
-def claude_stream_frames() -> list[dict[str, Any]]:
-    """The refund session as the Claude Code CLI's ``--output-format stream-json`` frames.
-
-    The frame shapes follow what the real CLI emits (frameworks.md): MCP tool names are
-    ``mcp__shop__<tool>``, a failed MCP call's ``content`` is a plain string with
-    ``is_error: true``, a success's is a list of text blocks with no ``is_error`` key.
-    The tool results are produced by running the real ``@tool`` handlers of
-    :func:`claude_tools`.
+def claude_model_frames() -> list[dict[str, Any]]:
+    """What the scripted model side of the CLI emits as ``--output-format stream-json``: the
+    ``system/init`` frame, one assistant turn per tool call, the final text and the ``result``
+    frame. The tool results are not here: :func:`run_claude_agent_sdk` gets them from the
+    SDK's MCP server. Shapes follow the real CLI (frameworks.md): tools are named
+    ``mcp__shop__<tool>`` and ``tool_use_meta`` carries the bare name.
     """
     session = "5b0d6c1e-2f4a-4c53-9d0e-7a1b2c3d4e5f"
     model = "claude-sonnet-4-5"
-    tools = claude_tools()
     frames: list[dict[str, Any]] = [{
         "type": "system", "subtype": "init", "session_id": session, "model": model, "cwd": "/tmp/shop",
         "tools": [f"mcp__shop__{name}" for name, _ in PLAN],
@@ -219,19 +216,6 @@ def claude_stream_frames() -> list[dict[str, Any]]:
                         "content": [{"type": "tool_use", "id": use_id, "name": f"mcp__shop__{name}", "input": args}],
                         "stop_reason": "tool_use", "usage": {"input_tokens": 100 * number, "output_tokens": 20}},
             "tool_use_meta": [{"id": use_id, "tool_name": name, "server_display_name": "shop"}],
-        })
-        outcome = asyncio.run(tools[name].handler(args))
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": use_id}
-        if outcome.get("is_error"):
-            text = outcome["content"][0]["text"]
-            block.update(content=text, is_error=True)
-            tool_use_result: Any = f"Error: {text}"
-        else:
-            block["content"] = outcome["content"]
-            tool_use_result = outcome["content"]
-        frames.append({
-            "type": "user", "session_id": session, "parent_tool_use_id": None, "uuid": f"u-{number}",
-            "message": {"role": "user", "content": [block]}, "tool_use_result": tool_use_result,
         })
     frames.append({
         "type": "assistant", "session_id": session, "parent_tool_use_id": None, "uuid": "a-final",
@@ -273,14 +257,106 @@ def claude_tools() -> dict[str, Any]:
     return {t.name: t for t in (lookup, orders, refund, send)}
 
 
-def run_claude_agent_sdk() -> list[Any]:
-    """The live message list a user collects from ``query()``: the stream frames parsed by
-    the SDK's own message parser into SystemMessage / AssistantMessage / UserMessage /
-    ResultMessage objects."""
-    from claude_agent_sdk._internal.message_parser import parse_message
+def run_claude_agent_sdk(record: list[dict[str, Any]] | None = None) -> list[Any]:
+    """The refund session through the SDK's real ``query()``, on a scripted CLI transport.
 
-    messages = [parse_message(frame) for frame in claude_stream_frames()]
-    return [m for m in messages if m is not None]
+    ``FakeCLI`` (a ``claude_agent_sdk.Transport``, the SDK's public hook for custom
+    transports) stands where the Claude Code CLI would: it answers the SDK's ``initialize``
+    control request, plays :func:`claude_model_frames`, and runs each tool call through the
+    SDK's own in-process MCP server (``create_sdk_mcp_server``) over the ``mcp_message``
+    control protocol (MCP ``initialize``, then ``tools/call``), turning each MCP result into
+    the tool_result frame the CLI emits (an error's content is a plain string). Returns the
+    messages ``query()`` yielded; the stream-json frames it was fed (control frames aside)
+    are appended to ``record``.
+    """
+    import anyio
+    from claude_agent_sdk import ClaudeAgentOptions, Transport, create_sdk_mcp_server, query
+
+    frames = claude_model_frames()
+    background: list[Any] = []
+
+    class FakeCLI(Transport):
+        def __init__(self) -> None:
+            self.send, self.receive = anyio.create_memory_object_stream[dict[str, Any]](100)
+            self.waiting: dict[str, Any] = {}
+            self.answers: dict[str, Any] = {}
+            self.counter = 0
+
+        async def connect(self) -> None:
+            return None
+
+        def is_ready(self) -> bool:
+            return True
+
+        async def end_input(self) -> None:
+            return None
+
+        async def close(self) -> None:
+            self.send.close()
+
+        async def write(self, data: str) -> None:
+            for line in data.splitlines():
+                frame = json.loads(line)
+                if frame.get("type") == "control_request" and frame["request"]["subtype"] == "initialize":
+                    await self.send.send({"type": "control_response", "response": {
+                        "subtype": "success", "request_id": frame["request_id"], "response": {"commands": []}}})
+                elif frame.get("type") == "control_response":
+                    request_id = frame["response"]["request_id"]
+                    self.answers[request_id] = frame["response"].get("response", {})
+                    self.waiting.pop(request_id).set()
+                elif frame.get("type") == "user":  # the prompt: start the session
+                    background.append(asyncio.get_running_loop().create_task(self.play()))
+
+        async def ask_mcp(self, message: dict[str, Any]) -> dict[str, Any]:
+            self.counter += 1
+            request_id = f"req_{self.counter}"
+            event = self.waiting[request_id] = anyio.Event()
+            await self.send.send({"type": "control_request", "request_id": request_id, "request": {
+                "subtype": "mcp_message", "server_name": "shop", "message": message}})
+            await event.wait()
+            return self.answers.pop(request_id)["mcp_response"]
+
+        async def play(self) -> None:
+            await self.ask_mcp({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "claude-code", "version": "2.1.332"}}})
+            await self.ask_mcp({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            for frame in frames:
+                await self.send.send(frame)
+                for block in frame.get("message", {}).get("content", []):
+                    if block.get("type") == "tool_use":
+                        await self.send.send(await self.run_tool(frame, block))
+            await self.send.send({"type": "system", "subtype": "session_state_changed", "state": "idle"})
+            self.send.close()
+
+        async def run_tool(self, frame: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
+            answer = await self.ask_mcp({"jsonrpc": "2.0", "id": self.counter + 1, "method": "tools/call", "params": {
+                "name": block["name"].split("__", 2)[2], "arguments": block["input"]}})
+            outcome = answer["result"]
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": block["id"]}
+            if outcome.get("isError"):
+                text = outcome["content"][0]["text"]
+                result.update(content=text, is_error=True)
+                tool_use_result: Any = f"Error: {text}"
+            else:
+                result["content"] = outcome["content"]
+                tool_use_result = outcome["content"]
+            return {"type": "user", "session_id": frame["session_id"], "parent_tool_use_id": None,
+                    "uuid": f"u-{block['id']}", "message": {"role": "user", "content": [result]},
+                    "tool_use_result": tool_use_result}
+
+        async def read_messages(self) -> Any:
+            async for frame in self.receive:
+                if record is not None and not frame["type"].startswith("control_"):
+                    record.append(frame)
+                yield frame
+
+    async def collect() -> list[Any]:
+        server = create_sdk_mcp_server("shop", tools=list(claude_tools().values()))
+        options = ClaudeAgentOptions(mcp_servers={"shop": server}, allowed_tools=[f"mcp__shop__{n}" for n, _ in PLAN])
+        return [message async for message in query(prompt=PROMPT, options=options, transport=FakeCLI())]
+
+    return asyncio.run(collect())
 
 
 def dump_claude_messages(messages: list[Any]) -> list[dict[str, Any]]:
@@ -289,10 +365,11 @@ def dump_claude_messages(messages: list[Any]) -> list[dict[str, Any]]:
 
 
 def write_claude_agent_sdk() -> None:
-    frames = claude_stream_frames()
+    frames: list[dict[str, Any]] = []
+    messages = run_claude_agent_sdk(record=frames)
     path = FIXTURES / "claude_agent_sdk_stream.jsonl"
     path.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in frames), encoding="utf-8")
-    _write_json("claude_agent_sdk_messages.json", dump_claude_messages(run_claude_agent_sdk()))
+    _write_json("claude_agent_sdk_messages.json", dump_claude_messages(messages))
 
 
 # --------------------------------------------------------------------------- crewai (schema)

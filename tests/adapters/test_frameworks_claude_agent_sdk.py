@@ -1,6 +1,6 @@
-"""The ``claude-agent-sdk`` adapter on the SDK's own message objects (stream-json frames parsed
-by the SDK's message parser, tool results from real ``@tool`` handlers) and on saved files
-(tests/adapters/make_fixtures_frameworks.py)."""
+"""The ``claude-agent-sdk`` adapter on the messages the SDK's real ``query()`` yields (run on a
+scripted CLI transport; the tools run in the SDK's own MCP server) and on the files that run
+saved (tests/adapters/make_fixtures_frameworks.py)."""
 
 from __future__ import annotations
 
