@@ -129,10 +129,10 @@ def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
     spare_actual = iter([i for i in range(len(actual)) if i not in paired_actual])
     rows: list[Row] = []
     for e_index, call in enumerate(expected):
-        pair = by_expected.get(e_index)
-        if pair is not None and pair.actual_index is not None and pair.actual_index < len(actual):
-            rows.append(_paired_row(len(rows) + 1, e_index, call, pair.actual_index,
-                                    actual[pair.actual_index], pair, call_limit))
+        found = by_expected.get(e_index)
+        if found is not None and found.actual_index is not None and found.actual_index < len(actual):
+            rows.append(_paired_row(len(rows) + 1, e_index, call, found.actual_index,
+                                    actual[found.actual_index], found, call_limit))
             continue
         a_index = next(spare_actual, None)
         if a_index is None:
