@@ -115,3 +115,19 @@ def test_connection_refused_is_a_clear_error(unused_port: int) -> None:
 def test_open_client_picks_http_for_urls(everything_http: str) -> None:
     client = open_client(everything_http, timeout=15)
     assert isinstance(client, MCPHttpClient)
+
+
+def test_roots_reach_the_server_over_the_standalone_get_stream(everything_http: str, tmp_path) -> None:
+    """server-everything asks roots/list right after initialized, on the GET stream; its
+    get-roots-list tool then shows what we answered."""
+    roots = [{"uri": tmp_path.as_uri(), "name": "work-dir"}]
+    started = time.monotonic()
+    with MCPHttpClient(everything_http, timeout=15, roots=roots) as client:
+        deadline = time.monotonic() + 5
+        while not client.server_requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.listen_status == 200
+        assert [r["method"] for r in client.server_requests] == ["roots/list"]
+        shown = client.call_tool("get-roots-list", {})
+        assert shown.ok and tmp_path.as_uri() in shown.result["content"][0]["text"]
+    assert time.monotonic() - started < 10  # close() ends the GET stream promptly

@@ -321,8 +321,13 @@ class MCPClient:
         self.capabilities = dict(caps) if isinstance(caps, dict) else {}
         instructions = result.get("instructions")
         self.instructions = instructions if isinstance(instructions, str) else None
+        self._before_initialized()
         self.notify("notifications/initialized")
         return result
+
+    def _before_initialized(self) -> None:
+        """Hook: the session exists but the server has not been told yet (HTTP opens its
+        GET stream here, so requests the server sends right after ``initialized`` arrive)."""
 
     def _gone_before_init(self, exc: MCPServerGone, method: str) -> MCPConnectionError:
         tail = self.stderr_text.strip()[-400:]

@@ -14,7 +14,9 @@ What the transport does, and why:
   servers check against the body;
 - header values can come from environment variables (``header_env``), so a token never
   has to appear on a command line or in a log;
-- a timeout covers the whole exchange (a server trickling keep-alives cannot stretch it).
+- a timeout covers the whole exchange (a server trickling keep-alives cannot stretch it);
+- with ``listen`` (default: when the client offers capabilities such as roots) a
+  background GET stream receives the requests a server starts on its own and answers them.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import contextlib
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -65,15 +68,22 @@ class MCPHttpClient(MCPClient):
         headers: Mapping[str, str] | None = None,
         header_env: Mapping[str, str] | None = None,
         timeout: float = 30.0,
+        listen: bool | None = None,
         **options: Any,
     ) -> None:
         super().__init__(timeout=timeout, **options)
+        # The standalone GET stream carries requests the server starts on its own (roots/list
+        # after initialized). Opened by default only when we offer capabilities to ask about.
+        self.listen = bool(self.client_capabilities) if listen is None else listen
+        self._listener: threading.Thread | None = None
+        self._listen_http: httpx.Client | None = None
         self.url = url
         self.extra_headers = dict(headers or {})
         self.header_env = dict(header_env or {})
         self.session_id: str | None = None
         self.http: httpx.Client | None = None
         self.last_status: int | None = None
+        self.listen_status: int | None = None
         self._initialized = False
 
     def describe(self) -> str:
@@ -100,11 +110,49 @@ class MCPHttpClient(MCPClient):
         http = self.http
         if http is None:
             return
+        listen_http, self._listen_http = self._listen_http, None
+        if listen_http is not None:
+            listen_http.close()  # ends the GET stream's read in the listener thread
         if self.session_id is not None:
             with contextlib.suppress(httpx.HTTPError):
                 http.delete(self.url, headers=self._headers(None), timeout=2.0)
+        if self._listener is not None:
+            self._listener.join(timeout=2.0)
+            self._listener = None
         http.close()
         self.http = None
+
+    def _before_initialized(self) -> None:
+        if self.listen and self.session_id is not None:
+            self._start_listener()
+
+    def _start_listener(self) -> None:
+        assert self.http is not None
+        self._listen_http = httpx.Client(headers=dict(self.http.headers), trust_env=False,
+                                         timeout=httpx.Timeout(None, connect=5.0))
+        self._listener = threading.Thread(target=self._listen_loop, args=(self._listen_http,),
+                                          name="mcp-http-get", daemon=True)
+        self._listener.start()
+
+    def _listen_loop(self, client: httpx.Client) -> None:
+        """Read the GET stream until the server ends it or close() closes the client."""
+        headers = self._headers(None)
+        headers["Accept"] = "text/event-stream"
+        try:
+            with client.stream("GET", self.url, headers=headers) as response:
+                self.listen_status = response.status_code
+                if response.status_code != 200:
+                    return  # 405: the server offers no standalone stream, which is allowed
+                for event in parse_events(response.iter_lines()):
+                    try:
+                        message = json.loads(event.data)
+                    except ValueError:
+                        self._note_noise(event.data)
+                        continue
+                    for item in message if isinstance(message, list) else [message]:
+                        self._route(item, object())  # matches no request of ours
+        except (httpx.HTTPError, RuntimeError, OSError, ValueError):
+            pass  # closed by close(), or the server went away: requests will say so
 
     @property
     def alive(self) -> bool:
