@@ -23,9 +23,10 @@ Constructors
   ``MCPStdioClient(command, *, env=None, cwd=None, timeout=30.0, close_grace=1.0, **options)``
   ``command`` is a string split like a shell (shlex) or an argv list; ``env`` is added to
   the current environment.
-  ``MCPHttpClient(url, *, headers=None, header_env=None, timeout=30.0, **options)``
+  ``MCPHttpClient(url, *, headers=None, header_env=None, timeout=30.0, listen=None, **options)``
   ``header_env`` maps a header name to the NAME of an environment variable holding its
-  value (read at start, never logged).
+  value (read at start, never logged). ``listen`` opens the standalone GET stream on which
+  a server sends requests of its own (default: when client capabilities are offered).
   Common ``options``: ``era="auto"|"handshake"|"modern"``; ``roots=[{"uri": "file:///x",
   "name": "x"}]`` (answered to ``roots/list`` and advertised as a capability);
   ``capabilities={...}`` (client capabilities, overrides the default); ``request_handlers=
@@ -52,7 +53,9 @@ Attributes
   ``noise`` (first 50 stray stdout lines that were not JSON-RPC, invalid UTF-8 replaced)
   and ``noise_count``, ``notifications`` (every notification received), ``server_requests``
   (requests the server sent us; ping -> {}, roots/list -> {"roots": roots}, anything else
-  -> method not found), ``pid`` and ``exit_code`` (stdio), ``session_id`` (HTTP).
+  -> method not found), ``late_responses`` (answers that came after their request timed
+  out), ``pid`` and ``exit_code`` (stdio), ``session_id``, ``last_status`` and
+  ``listen_status`` (HTTP).
 
 Errors a user can cause before a session exists (command not found, server exits before
 answering, connection refused, a bad config entry) raise :class:`MCPConnectionError`, an
