@@ -201,3 +201,11 @@ def test_config_file_entry_and_all_scenarios(tmp_path: Path) -> None:
     assert {"huge_string", "unicode", "empty_string", "unknown_property"} <= kinds
     huge = next(r for r in data["results"] if r["scenario"]["kind"] == "huge_string")
     assert "100,000 characters" in json.dumps(huge["scenario"]["args"])  # clipped in the record
+
+
+def test_unwritable_output_is_an_input_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    proc = toolscore("mcp", "test", SAMPLE, "-o", str(blocker / "report.md"), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("toolscore: error: ") and "cannot write the report" in proc.stderr

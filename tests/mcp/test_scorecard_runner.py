@@ -57,7 +57,7 @@ def test_the_deadline_bounds_the_whole_run() -> None:
 
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_a_crash_restarts_the_server_and_is_blamed_on_the_right_call(concurrency: int) -> None:
-    card, stderr = grade_faulty("ok_echo,crash_negative,accept_all", concurrency=concurrency, timeout=3)
+    card, _ = grade_faulty("ok_echo,crash_negative,accept_all", concurrency=concurrency, timeout=3)
     crash = finding(card, "server-crash")
     assert crash.tool == "crash_negative"
     assert '"n": -1' in crash.evidence and crash.details["count"] == 1
@@ -66,7 +66,6 @@ def test_a_crash_restarts_the_server_and_is_blamed_on_the_right_call(concurrency
     # the run went on after the restart: every other scenario got an answer
     assert row(card, "crash_negative").passed == 5 and row(card, "ok_echo").passed == 6
     assert len(card.results) == 18
-    assert "giving up" in stderr or concurrency > 1  # stderr of the restarted process may be the new one
 
 
 def test_silent_acceptance_and_errors_reported_as_success_are_findings() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 SERVER_NAME = "notes-server"
 SERVER_VERSION = "1.0.0"
@@ -109,6 +109,7 @@ def _check_type(name: str, value: Any, spec: dict[str, Any]) -> None:
         raise ArgumentError(f"'{name}' must be {expected}, got boolean")
     if not isinstance(value, allowed):
         raise ArgumentError(f"'{name}' must be {expected}, got {type(value).__name__}")
+    value = cast(Any, value)  # checked above; keep mypy from narrowing to ``object``
     if expected == "string":
         if len(value) < spec.get("minLength", 0):
             raise ArgumentError(f"'{name}' must have at least {spec['minLength']} characters")
@@ -214,7 +215,7 @@ class SampleServer:
             return _error(request_id, -32602, f"unknown tool: {name}")
         try:
             args = validate(self.tools[name]["inputSchema"], params.get("arguments", {}))
-            payload = getattr(self.store, name)(**args)
+            payload = getattr(self.store, str(name))(**args)
         except ArgumentError as exc:
             return _result(request_id, _tool_error(f"invalid arguments: {exc}"))
         except RuntimeError as exc:

@@ -69,7 +69,7 @@ def exporter_for(app: App, fmt: str) -> Any:
 def write_report(exporter: Any, card: Any, output: str | None) -> None:
     """To ``output`` (UTF-8) or standard output."""
     if output is None:
-        exporter.export(card, click.get_text_stream("stdout"))
+        exporter.export(card, sys.stdout)
         return
     path = Path(output)
     try:

@@ -124,8 +124,8 @@ class _Context:
                 if not isinstance(target, Mapping) or part not in target:
                     raise Unsupported(f"$ref {ref!r}, which points nowhere")
                 target = target[part]
-            merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-            return self.resolve(merged, depth + 1)
+            with_target = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+            return self.resolve(with_target, depth + 1)
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 branches = schema[key]
