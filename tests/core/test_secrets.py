@@ -121,3 +121,15 @@ def test_large_value_is_scanned_quickly() -> None:
     big = "a " * (5 * 1024 * 1024) + AWS
     hits = find_secrets({"blob": big})
     assert [h.preview for h in hits] == ["AKIA…LE"]
+
+
+def test_redact_head_matches_full_redaction_on_its_prefix() -> None:
+    from toolscore_core.secrets import redact_head
+
+    text = f"{AWS} " + "word " * 300 + f" {GITHUB} " + "z " * (3 * 1024 * 1024)
+    for limit in (5, 50, 500, 1600):
+        assert redact_head(text, limit) == redact_text(text[:20_000])[:limit]
+    # a head stuffed with keys falls back to redacting the whole text: nothing half-shown
+    stuffed = " ".join([AWS] * 400) + " tail"
+    assert redact_head(stuffed, 500) == redact_text(stuffed)[:500]
+    assert "AKIAIOS" not in redact_head(stuffed, 3000)

@@ -15,7 +15,7 @@ from typing import Any
 
 from toolscore_core.matchers import canonical, matches
 from toolscore_core.model import Finding, ForbiddenRule, ToolCall
-from toolscore_core.secrets import find_secrets, redact
+from toolscore_core.secrets import find_secrets, redact, redact_head, redact_text
 
 MAX_STRING = 500  # characters of one string value kept in a record
 MAX_ITEMS = 50  # items of one list / keys of one dict kept in a record
@@ -31,10 +31,9 @@ def bounded(value: Any, *, max_string: int = MAX_STRING, max_items: int = MAX_IT
     if depth > 20:
         return "…"
     if isinstance(value, str):
-        text = redact(value) if len(value) < 1_000_000 else redact(value[: max_string * 4])
-        if len(text) > max_string:
-            return f"{text[:max_string]}… ({len(value)} characters)"
-        return text
+        if len(value) <= max_string:
+            return redact_text(value)
+        return f"{redact_head(value, max_string)}… ({len(value)} characters)"
     if isinstance(value, bool) or value is None or isinstance(value, int):
         return value
     if isinstance(value, float):

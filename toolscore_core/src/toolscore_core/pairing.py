@@ -79,6 +79,10 @@ def preview_value(value: Any, limit: int = PREVIEW_CHARS) -> str:
     if isinstance(value, Matcher) or value is None or type(value) in (int, float, bool) or (
             type(value) is str and len(value) < 16):
         text = repr(value)  # nothing in it can hold a credential
+    elif type(value) is str:
+        from toolscore_core.secrets import redact_head
+
+        text = repr(redact_head(value, limit))  # a 10 MB value is not scanned whole
     else:
         from toolscore_core.secrets import redact
 

@@ -155,6 +155,25 @@ def redact_text(text: str) -> str:
     return "".join(parts)
 
 
+def redact_head(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``redact_text(text)``, without scanning all of a
+    10 MB value.
+
+    Only a head of the text is scanned. Redaction never lengthens text, so the shown
+    characters come from the head's start; the head is long enough that a key cut in two
+    at its end cannot reach the shown part. When the head is full of keys (the output
+    shrank a lot) or holds a PEM block (which can be long), the whole text is redacted.
+    """
+    head_size = limit + 1024
+    if len(text) <= head_size:
+        return redact_text(text)[:limit]
+    head = text[:head_size]
+    cleaned = redact_text(head)
+    if len(head) - len(cleaned) > 512 or "-----BEGIN" in head:
+        return redact_text(text)[:limit]
+    return cleaned[:limit]
+
+
 def redact(value: Any) -> Any:
     """A deep copy of ``value`` with every credential replaced by its preview.
 
@@ -177,4 +196,5 @@ def contains_secret(value: Any) -> bool:
     return any(scan_text(text) for _, text in _walk(value, ""))
 
 
-__all__ = ["KINDS", "SecretHit", "contains_secret", "find_secrets", "preview", "redact", "redact_text", "scan_text"]
+__all__ = ["KINDS", "SecretHit", "contains_secret", "find_secrets", "preview", "redact", "redact_head", "redact_text",
+           "scan_text"]
