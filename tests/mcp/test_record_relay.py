@@ -156,3 +156,16 @@ def test_bad_usage_is_one_line_and_exit_2(args, message, tmp_path: Path) -> None
     assert proc.returncode == 2
     assert proc.stderr.startswith("toolscore: error: ") and message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_server_that_ignores_the_end_of_input_is_stopped(misbehaving, tmp_path: Path) -> None:
+    """When the client goes away the relay must not linger: the hang server ignores EOF and
+    SIGTERM, so it is killed after the grace period and the relay reports 128 + 9."""
+    session = tmp_path / "s.jsonl"
+    started = time.monotonic()
+    proc = subprocess.run([*RELAY, "-o", str(session), "--", *misbehaving("hang")],
+                          input=b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n', capture_output=True, timeout=60)
+    assert proc.returncode == 128 + signal.SIGKILL
+    assert b"ignored the end of its input" in proc.stderr
+    assert time.monotonic() - started < 30
+    assert json.loads(proc.stdout) == {"jsonrpc": "2.0", "id": 1, "result": {}}
