@@ -146,6 +146,8 @@ def _visible(text: str) -> str:
 
 
 _I = re.IGNORECASE
+_W = r"\s{1,20}"  # bounded whitespace: no pathological backtracking on huge descriptions
+_NEG = r"(?:do\s{1,20}not|don't|never|must\s{1,20}not|should\s{1,20}not)"
 
 
 class InstructionOverride(_PatternRule):
@@ -175,13 +177,15 @@ class HideFromUser(_PatternRule):
     fix_text: ClassVar[str] = "Remove it: a tool must never ask the model to keep what it does from the user."
     keywords: ClassVar[tuple[str, ...]] = ("user", "silently", "secretly", "covertly")
     patterns: ClassVar[tuple[re.Pattern[str], ...]] = (
-        re.compile(r"\b(?:do\s{1,20}not|don't|never|must\s{1,20}not|should\s{1,20}not)\s{1,20}(?:tell|inform|notify|mention\s{1,20}(?:this\s{1,20}|it\s{1,20})?to|"
-                   r"reveal\s{1,20}(?:this\s{1,20}|it\s{1,20})?to|show\s{1,20}(?:this\s{1,20}|it\s{1,20})?to|alert|let)\s{1,20}(?:the\s{1,20})?user", _I),
-        re.compile(r"\b(?:do\s{1,20}not|don't|never|must\s{1,20}not)\s{1,20}(?:mention|reveal|disclose|show|display)\b[^.]{0,60}?\b(?:to|with)\s{1,20}the\s{1,20}user", _I),
-        re.compile(r"\bwithout\s{1,20}(?:telling|informing|notifying|alerting)\s{1,20}the\s{1,20}user", _I),
-        re.compile(r"\b(?:hide|conceal|keep)\s{1,20}(?:this|it|that|these|the\s{1,20}\w+)?\s*(?:secret\s{1,20}|hidden\s{1,20})?from\s{1,20}the\s{1,20}user", _I),
-        re.compile(r"\bthe\s{1,20}user\s{1,20}(?:must|should|need)\s{1,20}(?:not|never)\s{1,20}(?:know|see|be\s{1,20}told|find\s{1,20}out|notice)", _I),
-        re.compile(r"\b(?:silently|secretly|covertly)\s{1,20}(?:send|upload|forward|exfiltrate|copy|include|pass)", _I),
+        re.compile(rf"\b{_NEG}{_W}(?:tell|inform|notify|alert|warn){_W}(?:the{_W})?user", _I),
+        re.compile(rf"\b{_NEG}{_W}let{_W}the{_W}user{_W}(?:know|see|find{_W}out|notice|learn)", _I),
+        re.compile(rf"\b{_NEG}{_W}(?:mention|reveal|disclose|show|display|share){_W}"
+                   rf"(?:this|it|that|these|any{_W}of{_W}this|the{_W}(?:above|following|instructions?|steps?|"
+                   rf"tool|call|request|note|sidenote|contents?)){_W}(?:\S+{_W}){{0,6}}?(?:to|with){_W}the{_W}user", _I),
+        re.compile(rf"\bwithout{_W}(?:telling|informing|notifying|alerting){_W}the{_W}user", _I),
+        re.compile(rf"\b(?:hide|conceal|keep){_W}(?:this|it|that|these|the{_W}\w+)?{_W}?(?:secret{_W}|hidden{_W})?from{_W}the{_W}user", _I),
+        re.compile(rf"\bthe{_W}user{_W}(?:must|should|need){_W}(?:not|never){_W}(?:know|see|be{_W}told|find{_W}out|notice)", _I),
+        re.compile(rf"\b(?:silently|secretly|covertly){_W}(?:send|upload|forward|exfiltrate|copy|include|pass)", _I),
     )
 
 

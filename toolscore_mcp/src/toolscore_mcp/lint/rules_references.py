@@ -62,12 +62,41 @@ def _style(name: str) -> str:
     return "word"
 
 
-def referenced_tools(site: TextSite, tool_styles: set[str]) -> Iterator[tuple[str, int, int]]:
+_TOOL_VERBS = frozenset(
+    ["get", "list", "create", "update", "delete", "remove", "add", "set", "read", "write", "search", "find", "fetch", "query", "open", "close", "send", "edit", "move", "copy", "upload", "download", "start", "stop", "run", "execute", "call", "make", "post", "put", "patch", "insert", "save", "load", "describe", "check", "trigger", "toggle", "browse", "navigate", "take"]
+)
+
+
+def _first_word(name: str) -> str:
+    return re.split(r"[_\-]|(?<=[a-z])(?=[A-Z])", name, maxsplit=1)[0].lower()
+
+
+class ToolIndex:
+    """What a server's tool names look like, to judge whether an unknown word is one."""
+
+    def __init__(self, tools: Iterable[str]) -> None:
+        self.names = set(tools)
+        self.styles = {_style(name) for name in self.names} - {"word"}
+        self.first_words = {_first_word(name) for name in self.names}
+
+    def plausible(self, name: str, *, strong: bool) -> bool:
+        """``strong``: the text itself says it is a tool ('x' tool). Otherwise the name must
+        look like this server's tools: the same case style and a tool-like first word
+        (a common verb or the first word of an existing tool), or be a near-miss of one."""
+        if strong:
+            return True
+        if did_you_mean(name, self.names):
+            return True
+        first = _first_word(name)
+        return _style(name) in self.styles and (first in _TOOL_VERBS or first in self.first_words)
+
+
+def referenced_tools(site: TextSite, index: ToolIndex) -> Iterator[tuple[str, int, int]]:
     """(name, start, end) of each word the text presents as a tool name."""
     text = site.text
     seen: set[tuple[int, int]] = set()
 
-    def emit(match: re.Match[str], name: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
+    def emit(name: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
         if (start, end) in seen:
             return
         seen.add((start, end))
@@ -76,22 +105,24 @@ def referenced_tools(site: TextSite, tool_styles: set[str]) -> Iterator[tuple[st
     for match in _NAME_THEN_TOOL.finditer(text):
         group = "q" if match.group("q") else "u"
         name = match.group(group)
-        if group == "u" and not _identifier_like(name):
+        if group == "u" and not (_identifier_like(name) and index.plausible(name, strong=False)):
             continue
-        yield from emit(match, name, match.start(group), match.end(group))
+        yield from emit(name, match.start(group), match.end(group))
     for match in _VERB_THEN_NAME.finditer(text):
         group = "q" if match.group("q") else "u"
         name = match.group(group)
         if not _identifier_like(name) or _NOT_A_TOOL_AFTER.match(text, match.end()):
             continue
-        yield from emit(match, name, match.start(group), match.end(group))
+        if not index.plausible(name, strong=False):
+            continue
+        yield from emit(name, match.start(group), match.end(group))
     for match in _BACKTICKED.finditer(text):
         name = match.group("q")
-        if not _identifier_like(name) or _style(name) not in tool_styles:
+        if not _identifier_like(name) or not index.plausible(name, strong=False):
             continue
         if _NOT_A_TOOL_AFTER.match(text, match.end()) or text[match.end():match.end() + 1] in "(.":
             continue
-        yield from emit(match, name, match.start("q"), match.end("q"))
+        yield from emit(name, match.start("q"), match.end("q"))
 
 
 class UnknownToolReference(BaseRule):
@@ -101,13 +132,13 @@ class UnknownToolReference(BaseRule):
 
     def check(self, server: ServerDefinition) -> Iterable[Finding]:
         tools = set(server.tool_names())
-        styles = {_style(name) for name in tools} - {"word"}
+        index = ToolIndex(tools)
         every_param = {name for tool in server.tools for name in param_names(tool)}
         normalized_params = {normalize_name(p) for p in every_param}
         found = []
         reported: set[tuple[str | None, str, str]] = set()
         for site in server_text_sites(server):
-            for name, start, end in referenced_tools(site, styles):
+            for name, start, end in referenced_tools(site, index):
                 if name in tools or (normalize_name(name) in normalized_params and not _said_tool(site.text, end)):
                     continue
                 if (site.tool, site.where, name) in reported:
@@ -155,12 +186,13 @@ class UnknownParameterMention(BaseRule):
 
     def check(self, server: ServerDefinition) -> Iterable[Finding]:
         tools = set(server.tool_names())
+        every_param = {name for tool in server.tools for name in param_names(tool)}
         found: list[Finding] = []
         for tool in server.tools:
-            found.extend(self._check_tool(tool, tools))
+            found.extend(self._check_tool(tool, tools, every_param))
         return found
 
-    def _check_tool(self, tool: ToolDefinition, tools: set[str]) -> Iterator[Finding]:
+    def _check_tool(self, tool: ToolDefinition, tools: set[str], every_param: set[str]) -> Iterator[Finding]:
         params = param_names(tool)
         by_normal = {normalize_name(p): p for p in params}
         reported: set[str] = set()
@@ -186,6 +218,8 @@ class UnknownParameterMention(BaseRule):
                     continue  # "the following parameter": an ordinary word
                 if word in params or normalize_name(word) in by_normal or word in reported:
                     continue
+                if word in every_param or word in tools:
+                    continue  # another tool's parameter, or a tool: not this tool's mistake
                 reported.add(word)
                 suggestion = did_you_mean(word, params)
                 message = f"{site.where} mentions parameter '{word}', which this tool does not have"
