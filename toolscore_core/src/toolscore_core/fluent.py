@@ -52,7 +52,9 @@ class Expectation:
         return self._add(tool, args)
 
     def then_calls(self, tool: str, /, **args: Any) -> Expectation:
-        """The agent calls ``tool`` after the previous expected call (order is scored)."""
+        """The agent calls ``tool`` next. Expected calls are always an ordered list (order
+        counts through sequence accuracy, or the mode given with ``with_options``);
+        ``then_calls`` exists so the chain reads in that order and refuses to start one."""
         if not self.expected:
             raise InputError("then_calls() needs an earlier calls()", hint="Start the chain with .calls(TOOL)")
         return self._add(tool, args)
