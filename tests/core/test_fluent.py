@@ -113,3 +113,11 @@ def test_misuse_is_a_clear_input_error() -> None:
         expect(BOOKED).with_score(90)
     with pytest.raises(InputError, match="non-empty string"):
         expect(BOOKED).calls("")
+
+
+def test_with_options_reaches_evaluate() -> None:
+    swapped = [BOOKED[1], BOOKED[0]]
+    chain = expect(swapped).calls("search_flights").then_calls("book_flight")
+    with pytest.raises(ToolscoreAssertionError, match="different order"):
+        chain.with_score(1.0).run()
+    assert chain.with_options(mode="unordered").with_score(1.0).run().score == 1.0
