@@ -99,6 +99,20 @@ def test_annotations_are_checked_against_behaviour() -> None:
     assert finding(card, "annotation-idempotent-mismatch", "counter").severity == "warning"
 
 
+def test_a_read_only_tool_that_changes_state_is_a_finding() -> None:
+    card, _ = grade_faulty("bump,stats")
+    mutates = [f for f in card.findings if f.code == "annotation-readonly-mutates"]
+    assert [f.tool for f in mutates] == ["bump"]
+    assert "stats" in mutates[0].message
+
+
+def test_a_malformed_result_is_a_protocol_violation() -> None:
+    card, _ = grade_faulty("bad_shape,ok_echo")
+    violation = finding(card, "protocol-violation", "bad_shape")
+    assert violation.severity == "error" and "'content' is not a list" in violation.message
+    assert card.top_issues[0].code == "protocol-violation"
+
+
 def test_destructive_tools_are_only_called_when_allowed() -> None:
     with open_client([sys.executable, "-m", "toolscore_mcp.sample_server"], timeout=10) as client:
         card = grade_client(client, RunOptions(), lint_rules=[])

@@ -9,7 +9,9 @@ Tools (selected with ``--tools a,b,...``; default: all):
 - ``error_success``  answers "Error: database is locked" with isError false.
 - ``huge``           answers 2 MB of text.
 - ``weird_schema``   an empty enum and a $ref that points nowhere.
-- ``slow_read``      read-only and idempotent, but every call changes its answer.
+- ``counter``        read-only and idempotent, but every call changes its answer.
+- ``bump`` / ``stats`` both read-only; calling ``bump`` changes what ``stats`` returns.
+- ``bad_shape``      answers with 'content' that is not a list (a protocol violation).
 
 Every request id that gets a ``notifications/cancelled`` is written to stderr as
 ``cancelled <id>``, so tests can check that timed-out calls are cancelled.
@@ -46,6 +48,12 @@ TOOLS: dict[str, dict[str, Any]] = {
     "counter": {"description": "Claims to be read-only and idempotent but counts its calls.",
                 "inputSchema": {"type": "object", "properties": {"text": TEXT}, "required": ["text"]},
                 "annotations": {"readOnlyHint": True, "idempotentHint": True}},
+    "bump": {"description": "Claims to be read-only but bumps the shared counter.",
+             "inputSchema": {"type": "object", "properties": {}}, "annotations": {"readOnlyHint": True}},
+    "stats": {"description": "Reports the shared counter; truly read-only.",
+              "inputSchema": {"type": "object", "properties": {}}, "annotations": {"readOnlyHint": True}},
+    "bad_shape": {"description": "Answers with a malformed result.",
+                  "inputSchema": {"type": "object", "properties": {"text": TEXT}, "required": ["text"]}},
 }
 
 
@@ -82,6 +90,7 @@ class Server:
     def __init__(self, names: list[str]) -> None:
         self.tools = {name: TOOLS[name] for name in names}
         self.calls = 0
+        self.bumps = 0
 
     def call(self, name: str, args: Any) -> dict[str, Any] | None:
         tool = self.tools[name]
@@ -98,6 +107,13 @@ class Server:
         problem = check(tool["inputSchema"], args)
         if problem:
             return text_result(f"invalid arguments: {problem}", is_error=True)
+        if name == "bump":
+            self.bumps += 1
+            return text_result("ok")
+        if name == "stats":
+            return text_result(f"bumps: {self.bumps}")
+        if name == "bad_shape":
+            return {"content": "just a string", "isError": False}
         if name == "huge":
             return text_result("z" * 2_000_000)
         if name == "counter":

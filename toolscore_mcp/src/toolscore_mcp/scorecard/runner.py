@@ -36,7 +36,8 @@ from toolscore_mcp.scorecard.model import Scenario, ScenarioResult
 DESTRUCTIVE_WORDS = frozenset({"delete", "drop", "remove", "destroy", "purge", "erase", "wipe", "truncate",
                                "kill", "rm", "unlink", "revoke", "reset", "overwrite", "del"})
 MAX_RESTARTS = 10
-MAX_READ_PROBES = 5
+MAX_READ_PROBES = 4
+MAX_READERS_CHECKED = 10
 
 Progress = Callable[[int, int], None]
 
@@ -303,31 +304,32 @@ class ScenarioRunner:
                         message="is annotated idempotentHint, but two identical calls answered differently",
                         evidence=f"arguments {json.dumps(args, default=str)[:120]}",
                         fix="Make repeated identical calls return the same result, or drop idempotentHint."))
-        readers = [t for t in callable_tools if t.annotations.get("readOnlyHint") is True]
-        probes = [(t.name, passing_args[t.name]) for t in readers if t.name in passing_args][:MAX_READ_PROBES]
-        if not readers or not probes:
-            return
-        before = [self._fingerprint(name, args) for name, args in probes]
-        again = [self._fingerprint(name, args) for name, args in probes]
-        stable = [i for i, (a, b) in enumerate(zip(before, again, strict=False)) if a is not None and a == b]
-        if not stable:
-            return
-        state = {i: again[i] for i in stable}
+        readers = [t for t in callable_tools if t.annotations.get("readOnlyHint") is True][:MAX_READERS_CHECKED]
+        probes = [(t.name, passing_args[t.name]) for t in readers if t.name in passing_args]
         for tool in readers:
             if self._remaining() <= 0 or self.dead:
                 return
-            self._fingerprint(tool.name, first_args[tool.name])
-            changed = []
-            for i in stable:
-                now = self._fingerprint(*probes[i])
-                if now is not None and now != state[i]:
-                    changed.append(probes[i][0])
-                    state[i] = now
+            others = [probe for probe in probes if probe[0] != tool.name][:MAX_READ_PROBES]
+            changed = self._changes_made_by(tool, first_args[tool.name], others)
             if changed:
                 self.findings.append(Finding(
                     severity="warning", code="annotation-readonly-mutates", tool=tool.name,
                     message=f"is annotated readOnlyHint, but calling it changed what {', '.join(changed)} returns",
                     fix="Remove the side effect, or drop readOnlyHint so clients ask before calling it."))
+
+    def _changes_made_by(self, tool: ToolDefinition, args: dict[str, Any],
+                         probes: list[tuple[str, dict[str, Any]]]) -> list[str]:
+        """Read tools whose (otherwise stable) answer changed after one call of ``tool``."""
+        if not probes:
+            return []
+        first = [self._fingerprint(*probe) for probe in probes]
+        second = [self._fingerprint(*probe) for probe in probes]
+        stable = [i for i in range(len(probes)) if first[i] is not None and first[i] == second[i]]
+        if not stable:
+            return []
+        self._fingerprint(tool.name, args)
+        after = {i: self._fingerprint(*probes[i]) for i in stable}
+        return [probes[i][0] for i in stable if after[i] is not None and after[i] != second[i]]
 
 
 # -- findings from scenario results ------------------------------------------------------
