@@ -98,15 +98,24 @@ def _tool_span(
     return span
 
 
-def _chat_span(tracer: Tracer, parent: Any, start_ms: int, end_ms: int) -> None:
+def _chat_span(tracer: Tracer, parent: Any, start_ms: int, end_ms: int, output: list[dict[str, Any]]) -> None:
+    """An inference span; ``output`` is its opt-in ``gen_ai.output.messages`` content."""
     span = tracer.start_span(
         "chat gpt-4o", context=set_span_in_context(parent), kind=SpanKind.CLIENT,
         attributes={"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
                     "gen_ai.provider.name": "openai", "gen_ai.usage.input_tokens": 412,
-                    "gen_ai.usage.output_tokens": 38},
+                    "gen_ai.usage.output_tokens": 38, "gen_ai.output.messages": json.dumps(output)},
         start_time=T0 + start_ms * MS,
     )
     span.end(end_time=T0 + end_ms * MS)
+
+
+def _asks_for(call_id: str, name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"role": "assistant", "finish_reason": "tool_call",
+             "parts": [{"type": "tool_call", "id": call_id, "name": name, "arguments": args}]}]
+
+
+FINAL_ANSWER = "I have emailed Ada about her refund."
 
 
 def seed_session(tracer: Tracer) -> None:
@@ -116,17 +125,19 @@ def seed_session(tracer: Tracer) -> None:
         attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support-agent",
                     "gen_ai.provider.name": "openai"},
     )
-    _chat_span(tracer, agent, 1, 700)
-    _tool_span(tracer, agent, "search_orders", "call_search_1",
-               {"customer": "ada@example.com", "status": "open"},
+    search = {"customer": "ada@example.com", "status": "open"}
+    refund = {"order_id": "A-17", "amount": 42.5}
+    email = {"to": "ada@example.com", "subject": "Your refund"}
+    _chat_span(tracer, agent, 1, 700, _asks_for("call_search_1", "search_orders", search))
+    _tool_span(tracer, agent, "search_orders", "call_search_1", search,
                [{"order_id": "A-17", "total": 42.5, "status": "open"}], 701, 760)
-    _chat_span(tracer, agent, 761, 1400)
-    _tool_span(tracer, agent, "issue_refund", "call_refund_1", {"order_id": "A-17", "amount": 42.5},
+    _chat_span(tracer, agent, 761, 1400, _asks_for("call_refund_1", "issue_refund", refund))
+    _tool_span(tracer, agent, "issue_refund", "call_refund_1", refund,
                None, 1401, 1480, error="Refund window has closed")
-    _chat_span(tracer, agent, 1481, 2100)
-    _tool_span(tracer, agent, "send_email", "call_email_1",
-               {"to": "ada@example.com", "subject": "Your refund"}, {"status": "sent"}, 2101, 2190)
-    _chat_span(tracer, agent, 2191, 2600)
+    _chat_span(tracer, agent, 1481, 2100, _asks_for("call_email_1", "send_email", email))
+    _tool_span(tracer, agent, "send_email", "call_email_1", email, {"status": "sent"}, 2101, 2190)
+    _chat_span(tracer, agent, 2191, 2600, [{"role": "assistant", "finish_reason": "stop",
+                                             "parts": [{"type": "text", "content": FINAL_ANSWER}]}])
     agent.end(end_time=T0 + 2601 * MS)
 
 

@@ -206,3 +206,15 @@ def test_not_otel_data_is_not_claimed() -> None:
     for data in ([], {}, [{"tool": "x", "args": {}}], {"messages": []}, "resourceSpans", None, 3,
                  [{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}]):
         assert adapter.detect(data) == 0.0
+
+
+def test_final_answer_is_the_text_of_the_last_inference_span() -> None:
+    builders = _fixture_builders()
+    for data in (json.loads(EXAMPLE.read_text(encoding="utf-8")),
+                 json.loads((FIXTURES / "seed_reversed.json").read_text(encoding="utf-8")),
+                 builders.record(builders.seed_session)):
+        assert OtelAdapter().load(data).final_answer == builders.FINAL_ANSWER
+    assert OtelAdapter().load_path(FIXTURES / "seed_batches.jsonl").final_answer == builders.FINAL_ANSWER
+    # content capture off: no answer is known, and none is made up
+    no_content = OtelAdapter().load(json.loads((FIXTURES / "no_content.json").read_text(encoding="utf-8")))
+    assert no_content.final_answer is None

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from toolscore_adapters.protocols import otel_spans as spans
 from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
+from toolscore_adapters.protocols.otel_answer import answer_text, carries_answer
 from toolscore_adapters.protocols.otel_calls import (
     SpanCall,
     is_tool_span,
@@ -67,15 +68,26 @@ class OtelAdapter(TraceAdapter):
         return self._trace(_stream_file_spans(path))
 
     def _trace(self, source: Iterator[spans.Span | None]) -> Trace:
-        """Keep only tool-call spans (``None`` = a span the pre-filter already dropped)."""
+        """Keep tool-call spans, and the latest answer text (``None`` = a span the pre-filter
+        already dropped)."""
         found: list[SpanCall] = []
         total = 0
+        answer: tuple[int, int, str] | None = None  # (end time, order, text) of the latest answer
         for span in source:
             total += 1
-            call = span_call(span) if span is not None else None
+            if span is None:
+                continue
+            call = span_call(span)
             if call is not None:
                 found.append(call)
+                continue
+            text = answer_text(span.attributes)
+            if text is not None:
+                key = (span.end_ns or span.start_ns or 0, span.order, text)
+                if answer is None or key[:2] > answer[:2]:
+                    answer = key
         return Trace(calls=merge_and_order(found), source_format=self.name,
+                     final_answer=answer[2] if answer else None,
                      metadata={"spans": total, "tool_spans": len(found)})
 
     def _spans(self, data: Any) -> Iterator[spans.Span | None]:
@@ -85,7 +97,7 @@ class OtelAdapter(TraceAdapter):
             if not spans.is_export_request(data):
                 raise InputError("is not an OTLP export (no 'resourceSpans' list)", location="$",
                                  expected='{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}')
-            yield from spans.iter_request_spans(data, keep=is_tool_span)
+            yield from spans.iter_request_spans(data, keep=_wanted)
             return
         if not isinstance(data, (list, tuple)):
             raise InputError(f"cannot read OpenTelemetry spans from {type(data).__name__}",
@@ -97,7 +109,7 @@ class OtelAdapter(TraceAdapter):
                 yield spans.sdk_span(item, where, order)
                 order += 1
             elif spans.is_export_request(item):
-                for span in spans.iter_request_spans(item, where, order, keep=is_tool_span):
+                for span in spans.iter_request_spans(item, where, order, keep=_wanted):
                     order += 1
                     yield span
             elif spans.is_sdk_json_span(item):
@@ -105,11 +117,16 @@ class OtelAdapter(TraceAdapter):
                 order += 1
             elif _is_bare_otlp_span(item):
                 yield from spans.iter_request_spans({"resourceSpans": [{"scopeSpans": [{"spans": [item]}]}]},
-                                                    where, order, keep=is_tool_span)
+                                                    where, order, keep=_wanted)
                 order += 1
             else:
                 raise InputError("is neither an OTLP export request nor a span", location=where,
                                  expected='{"resourceSpans": [...]} or a span object')
+
+
+def _wanted(name: str, attributes: dict[str, Any]) -> bool:
+    """Spans worth decoding in full: tool calls, and spans that recorded an answer."""
+    return is_tool_span(name, attributes) or carries_answer(attributes)
 
 
 def _is_bare_otlp_span(item: Any) -> bool:
@@ -125,7 +142,7 @@ def _stream_file_spans(path: Path) -> Iterator[spans.Span | None]:
             raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
                              location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
         try:
-            for span in spans.iter_request_spans(request, f"line {number}: $", order, keep=is_tool_span):
+            for span in spans.iter_request_spans(request, f"line {number}: $", order, keep=_wanted):
                 order += 1
                 yield span
         except InputError as exc:

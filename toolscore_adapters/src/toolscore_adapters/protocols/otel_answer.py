@@ -1,0 +1,42 @@
+"""The agent's final answer, when the spans recorded it (opt-in message content).
+
+GenAI inference spans carry ``gen_ai.output.messages`` (``[{"role": "assistant", "parts":
+[{"type": "text", "content": ...}], "finish_reason": ...}]``, a JSON string or a structured
+value); the Vercel AI SDK records ``ai.response.text``. The final answer is the text of
+the span that ended last; with content capture off there is none (``None``), never "".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ANSWER_KEYS = ("gen_ai.output.messages", "ai.response.text")
+
+
+def carries_answer(attributes: dict[str, Any]) -> bool:
+    return any(attributes.get(key) is not None for key in ANSWER_KEYS)
+
+
+def answer_text(attributes: dict[str, Any]) -> str | None:
+    """The assistant text a span recorded, or ``None`` (tool-call turns have no text)."""
+    text = attributes.get("ai.response.text")
+    if isinstance(text, str) and text.strip():
+        return text
+    messages = attributes.get("gen_ai.output.messages")
+    if isinstance(messages, str):
+        try:
+            messages = json.loads(messages)
+        except (json.JSONDecodeError, RecursionError):
+            return None  # malformed content is not worth failing a trace over: no answer known
+    if not isinstance(messages, list):
+        return None
+    for message in reversed(messages):
+        if not isinstance(message, dict) or message.get("role") not in (None, "assistant"):
+            continue
+        parts = message.get("parts")
+        texts = [p.get("content") for p in parts or [] if isinstance(p, dict)
+                 and p.get("type") == "text" and isinstance(p.get("content"), str)] if isinstance(parts, list) else []
+        if texts:
+            return "".join(texts)
+    return None
