@@ -19,8 +19,15 @@ _ESCAPES = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "`": "\\`", "*":
 
 
 def md_escape(text: str) -> str:
-    """``text`` safe inside a Markdown table cell or list item."""
-    return text.translate(_ESCAPES)
+    """``text`` safe inside a Markdown table cell or list item.
+
+    Balanced backtick spans (findings write tool names as `deploy`) stay code spans, with
+    only what a table cell cannot hold changed inside them; everything else is escaped.
+    """
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: no reliable spans, escape them all
+        return text.translate(_ESCAPES)
+    return "`".join(part.translate(_ESCAPES) if i % 2 == 0 else _code(part) for i, part in enumerate(parts))
 
 
 def render_markdown(evaluation: Evaluation, stream: IO[str]) -> None:
