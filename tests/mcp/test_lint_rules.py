@@ -333,3 +333,17 @@ def test_gemini_subset() -> None:
     found = run(compat.GeminiSchemaSubset, server(union, nullable, numeric_enum, const))
     assert [f.tool for f in found] == ["union", "numeric_enum", "const"]
     assert all(f.message.startswith("Gemini:") for f in found)
+
+
+def test_tool_names_clients_reject() -> None:
+    srv = server(tool("files.read"), tool("x" * 70), tool("2fa_code"), tool("read_file"), tool("get-env"))
+    found = run(compat.ToolNamePortable, srv)
+    by_tool = {f.tool: f.message for f in found}
+    assert set(by_tool) == {"files.read", "x" * 70, "2fa_code"}
+    assert "contains '.'" in by_tool["files.read"] and "70 characters" in by_tool["x" * 70]
+    assert "Gemini" in by_tool["2fa_code"]
+
+
+def test_duplicate_tool_names() -> None:
+    found = run(schema.DuplicateToolName, server(tool("a"), tool("b"), tool("a")))
+    assert [(f.tool, f.message, f.severity) for f in found] == [("a", "2 tools are named 'a'", "error")]

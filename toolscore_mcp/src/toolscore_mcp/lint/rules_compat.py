@@ -18,6 +18,7 @@ because the server works elsewhere. Sources, so the rules can be kept current:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -149,7 +150,44 @@ class GeminiSchemaSubset(BaseRule):
         return found
 
 
+_PORTABLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ToolNamePortable(BaseRule):
+    """OpenAI and Anthropic accept function names of 1-64 characters from [A-Za-z0-9_-];
+    Gemini also wants the name to start with a letter or underscore. A tool named
+    otherwise (a dot, a space, 80 characters) is dropped or rejected by those clients."""
+
+    name: ClassVar[str] = "compat-tool-name"
+    description: ClassVar[str] = "a tool name that OpenAI, Claude or Gemini function calling rejects"
+    severity: ClassVar[Severity] = "warning"
+
+    def check(self, server: ServerDefinition) -> Iterable[Finding]:
+        found = []
+        for tool in server.tools:
+            problems = []
+            if not _PORTABLE_NAME.match(tool.name):
+                if len(tool.name) > 64:
+                    problems.append(f"is {len(tool.name)} characters long (the limit is 64)")
+                bad = sorted({c for c in tool.name if not (c.isascii() and (c.isalnum() or c in "_-"))})
+                if bad:
+                    problems.append("contains " + ", ".join(repr(c) for c in bad))
+                if not tool.name:
+                    problems.append("is empty")
+            elif not (tool.name[0].isalpha() or tool.name[0] == "_"):
+                problems.append("does not start with a letter or underscore (Gemini)")
+            if problems:
+                found.append(self.finding(
+                    f"OpenAI, Claude, Gemini: tool name {tool.name!r} " + " and ".join(problems),
+                    tool=tool.name, key="name",
+                    fix="Name tools with 1-64 letters, digits, '_' or '-', starting with a letter.",
+                    client="OpenAI, Claude, Gemini",
+                ))
+        return found
+
+
 COMPAT_RULES: list[type[BaseRule]] = [
+    ToolNamePortable,
     ClaudeCodeOutputSchemaDialect,
     TopLevelCombinator,
     OpenAIStrictMode,

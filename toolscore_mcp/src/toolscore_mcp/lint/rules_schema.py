@@ -276,6 +276,24 @@ class RootNotObject(BaseRule):
         return found
 
 
+class DuplicateToolName(BaseRule):
+    """Clients key tools by name: a second tool with the same name is dropped, replaces the
+    first, or makes the client refuse the whole list."""
+
+    name: ClassVar[str] = "tool-name-duplicate"
+    description: ClassVar[str] = "two tools share one name"
+    severity: ClassVar[Severity] = "error"
+
+    def check(self, server: ServerDefinition) -> Iterable[Finding]:
+        names = server.tool_names()
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        return [
+            self.finding(f"{names.count(n)} tools are named '{n}'", tool=n, key="name",
+                         fix="Give every tool a unique name.")
+            for n in repeated
+        ]
+
+
 def _object_schemas(schema: object, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     """Every object schema node with its property path ('' for the root)."""
     if not isinstance(schema, dict):
@@ -301,4 +319,5 @@ SCHEMA_RULES: list[type[BaseRule]] = [
     RequiredListMissing,
     EnumInProse,
     RootNotObject,
+    DuplicateToolName,
 ]
