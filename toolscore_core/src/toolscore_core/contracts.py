@@ -51,7 +51,7 @@ def validator(name: str, definition: str | None = None) -> Callable[[Any], Any]:
     if definition is not None:
         schema.pop("oneOf", None)
         schema["$ref"] = f"#/definitions/{definition}"
-    return fastjsonschema.compile(schema)  # type: ignore[no-any-return]
+    return fastjsonschema.compile(schema)
 
 
 def _real_path(data: Any, raw: Sequence[Any]) -> list[str | int]:

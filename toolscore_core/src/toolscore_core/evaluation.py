@@ -87,7 +87,7 @@ def _combine(results: dict[str, MetricResult], weights: dict[str, float]) -> flo
     total = sum(counted.values())
     if total <= 0:
         return 0.0
-    score = sum(w * float(results[name].value) for name, w in counted.items()) / total  # type: ignore[arg-type]
+    score = sum(w * float(results[name].value or 0.0) for name, w in counted.items()) / total
     return min(1.0, max(0.0, score))
 
 

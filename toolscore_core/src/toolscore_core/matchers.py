@@ -52,7 +52,7 @@ class Matcher:
         return (repr(self),)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._identity() == other._identity()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self._identity() == other._identity()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._identity()))

@@ -297,11 +297,11 @@ def pair_calls(
     matched_units = expected_total = actual_total = 0
     pairs: list[CallPair] = []
     for i, exp in enumerate(expected):
-        j = exp_to_act[i]
-        if j is None:
+        partner = exp_to_act[i]
+        if partner is None:
             expected_total += expected_units(exp)
             continue
-        pair, c = _same_tool_pair(i, j, exp, actual[j], exact=i in exact)
+        pair, c = _same_tool_pair(i, partner, exp, actual[partner], exact=i in exact)
         credits[i] = c
         matched_units += c.matched
         expected_total += c.expected_units
