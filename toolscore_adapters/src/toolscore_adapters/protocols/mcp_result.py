@@ -3,12 +3,12 @@ adapters, so a tool result looks the same whichever way it was recorded)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from toolscore_adapters._common import result_text
 
 
-def looks_like_call_tool_result(value: Any) -> bool:
+def looks_like_call_tool_result(value: Any) -> TypeGuard[dict[str, Any]]:
     """``{"content": [blocks...], "isError"?: bool, "structuredContent"?: {...}}``."""
     return (isinstance(value, dict) and isinstance(value.get("content"), list)
             and set(value) <= {"content", "isError", "structuredContent", "_meta", "resultType", "cacheScope"})

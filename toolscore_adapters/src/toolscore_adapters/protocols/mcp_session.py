@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
 from toolscore_adapters.protocols.jsonrpc_pairing import DIRECTIONS, Message, arguments, tool_calls
@@ -29,7 +29,7 @@ RECORD_KIND = "mcp-session"
 SUPPORTED_VERSIONS = (1,)
 
 
-def is_header(value: Any) -> bool:
+def is_header(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict) and value.get("toolscore_record") == RECORD_KIND
 
 

@@ -35,8 +35,8 @@ def answer_text(attributes: dict[str, Any]) -> str | None:
         if not isinstance(message, dict) or message.get("role") not in (None, "assistant"):
             continue
         parts = message.get("parts")
-        texts = [p.get("content") for p in parts or [] if isinstance(p, dict)
-                 and p.get("type") == "text" and isinstance(p.get("content"), str)] if isinstance(parts, list) else []
+        texts: list[str] = [p["content"] for p in parts if isinstance(p, dict) and p.get("type") == "text"
+                            and isinstance(p.get("content"), str)] if isinstance(parts, list) else []
         if texts:
             return "".join(texts)
     return None
