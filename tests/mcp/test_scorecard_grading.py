@@ -159,3 +159,14 @@ def test_scorecard_rows_and_rates() -> None:
 ])
 def test_destructive_detection(name: str, hints: dict[str, Any], destructive: bool) -> None:
     assert is_destructive(ToolDefinition(name=name, annotations=hints)) is destructive
+
+
+def test_credentials_in_answers_never_reach_the_report() -> None:
+    leaky = answered("Error: connecting with AKIAZ3MHQF7TWXYPLQ2R failed")
+    result = judge(VALID, leaky, max_result_bytes=10_000)
+    assert result.problem == "error-reported-as-success"
+    for text in (result.reason, result.excerpt or ""):
+        assert "AKIAZ3MHQF7TWXYPLQ2R" not in text and "AKIA…2R" in text
+    refused = judge(INVALID, rpc_error(-32602, "bad key sk-proj-abcdefghijklmnopqrstuvwxyz123456"),
+                    max_result_bytes=10_000)
+    assert "abcdefghijklmnop" not in (refused.error or "") + refused.reason

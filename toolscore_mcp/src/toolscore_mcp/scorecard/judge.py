@@ -53,7 +53,11 @@ def result_size(result: dict[str, Any] | None) -> int:
 
 
 def _short(text: str | None, limit: int = 80) -> str:
-    flat = " ".join((text or "").split())
+    """One line of at most ``limit`` characters, credentials replaced by previews (AKIA…LE):
+    servers echo their environment and inputs, and reports must never carry a key."""
+    from toolscore_core.secrets import redact_head
+
+    flat = " ".join(redact_head(text or "", limit * 4 + 64).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -69,7 +73,7 @@ def judge(scenario: Scenario, outcome: Any, *, max_result_bytes: int) -> Scenari
         "duration": outcome.duration,
         "timed_out": bool(outcome.timed_out),
         "crashed": bool(outcome.crashed),
-        "protocol_error": outcome.protocol_error,
+        "protocol_error": _short(outcome.protocol_error, 300) if outcome.protocol_error else None,
         "result_bytes": size if result is not None else None,
     }
 
