@@ -167,6 +167,6 @@ def test_credentials_in_answers_never_reach_the_report() -> None:
     assert result.problem == "error-reported-as-success"
     for text in (result.reason, result.excerpt or ""):
         assert "AKIAZ3MHQF7TWXYPLQ2R" not in text and "AKIA…2R" in text
-    refused = judge(INVALID, rpc_error(-32602, "bad key sk-proj-abcdefghijklmnopqrstuvwxyz123456"),
+    refused = judge(INVALID, rpc_error(-32602, "bad key ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
                     max_result_bytes=10_000)
-    assert "abcdefghijklmnop" not in (refused.error or "") + refused.reason
+    assert "a1B2c3D4e5F6" not in (refused.error or "") + refused.reason and "ghp_…R8" in refused.reason
