@@ -168,6 +168,15 @@ def test_config_file_in_the_working_directory(tmp_path: Path) -> None:
     assert {"poison-hidden-unicode", "poison-hide-from-user"} <= set(data["disabled"])
 
 
+def test_baseline_named_in_the_config_file(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    saved_github(tmp_path)
+    (tmp_path / "toolscore-lint.yaml").write_text("baseline: ci/lint-baseline.json\n", encoding="utf-8")
+    wrote = run_cli("mcp", "lint", "--from-json", "tools.json", "--update-baseline")
+    assert wrote.exit_code == 0 and (tmp_path / "ci" / "lint-baseline.json").is_file(), wrote.output
+    again = run_cli("mcp", "lint", "--from-json", "tools.json", "--severity", "reference-unknown-tool=error")
+    assert again.exit_code == 0 and "1 known finding(s) accepted by the baseline" in again.stdout
+
+
 def test_list_rules_names_each_rule_and_its_distribution(tmp_path: Path) -> None:
     proc = toolscore("mcp", "lint", "--list-rules", cwd=tmp_path)
     assert proc.returncode == 0

@@ -67,8 +67,6 @@ def lint_command(ctx: click.Context, target: tuple[str, ...], config_file: str |
         _print_rules(app, rules)
         return
     exporter = _exporter(app, report)
-    if update_baseline and not baseline:
-        raise InputError("--update-baseline needs --baseline FILE", hint="Name the file to write")
 
     names = [rule_name(r) for r in rules]
     settings = lint_cfg.LintConfig()
@@ -80,15 +78,18 @@ def lint_command(ctx: click.Context, target: tuple[str, ...], config_file: str |
     lint_cfg.check_rule_ids(flags, names)
     settings = settings.merged(flags)
     baseline_path = baseline or settings.baseline
+    if update_baseline and not baseline_path:
+        raise InputError("--update-baseline needs --baseline FILE (or 'baseline' in the lint config)",
+                         hint="Name the file to write")
 
     server = _server(target, config_file, server_name, from_json, timeout)
     known = load_baseline(baseline_path) if baseline_path and not update_baseline else None
     result = lint_server(server, rules=rules, config=settings, known=known)
 
     if update_baseline:
-        assert baseline is not None
-        count = write_baseline(baseline, result.findings, server=server.name)
-        click.echo(f"toolscore: wrote {count} finding(s) to the baseline {baseline}", err=True)
+        assert baseline_path is not None
+        count = write_baseline(baseline_path, result.findings, server=server.name)
+        click.echo(f"toolscore: wrote {count} finding(s) to the baseline {baseline_path}", err=True)
         return
 
     artifact = sarif_artifact or from_json or config_file
