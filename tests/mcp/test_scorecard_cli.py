@@ -106,6 +106,7 @@ def test_html_report_is_self_contained(tmp_path: Path) -> None:
     assert "MCP Scorecard: notes-server 1.0.0" in text and "Score 87%" in text
     assert "export failed: storage backend not configured" in text
     assert "<span class='grade g-B'>B</span>" in page
+    assert "Failed calls (3 of 30)" in text and text.count("isError on valid input") == 3
 
 
 @pytest.mark.slow

@@ -170,7 +170,8 @@ body{font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;max-width:60rem;m
 .card{border:1px solid #c9ced8;border-radius:10px;padding:1rem 1.25rem;display:inline-block}
 .grade{font-size:2.2rem;font-weight:700;padding:0 .4rem;border-radius:6px;color:#fff}
 .g-A,.g-B{background:#1f8a4c}.g-C{background:#b7791f}.g-D,.g-F{background:#c53030}
-table{border-collapse:collapse;margin:1rem 0}th,td{border-bottom:1px solid #dde1e8;padding:.35rem .8rem;text-align:right}
+table{border-collapse:collapse;margin:1rem 0}th,td{border-bottom:1px solid #dde1e8;padding:.35rem .8rem;text-align:right;vertical-align:top}
+details td{text-align:left}
 th:first-child,td:first-child{text-align:left}code{background:#f1f3f7;padding:0 .25rem;border-radius:4px}
 li{margin:.4rem 0}.fix{color:#4a5263}.sev{font-size:.8rem;text-transform:uppercase;font-weight:600;margin-right:.4rem}
 .sev-error{color:#c53030}.sev-warning{color:#b7791f}.sev-info{color:#4a5263}.note{color:#8a5a00}
@@ -187,6 +188,14 @@ def render_html(card: Scorecard) -> str:
         f"{e(f.message)}" + (f"<div class='fix'>Fix: {e(f.fix)}</div>" if f.fix else "") + "</li>"
         for f in card.top_issues) or "<li>No issues to fix.</li>"
     extra = "".join(f"<p class='note'>{e(n)}</p>" for n in notes(card))
+    failed = [r for r in card.results if not r.passed]
+    failed_rows = "".join(
+        f"<tr><td><code>{e(r.scenario.tool)}</code></td><td>{e(r.scenario.category)}: {e(r.scenario.kind)}</td>"
+        f"<td><code>{e(_args_preview(r.scenario.args))}</code></td><td>{e(r.reason)}</td></tr>" for r in failed)
+    failed_block = (
+        f"<details><summary>Failed calls ({len(failed)} of {len(card.results)})</summary><table><thead><tr>"
+        f"<th>Tool</th><th>Scenario</th><th>Arguments</th><th>What happened</th></tr></thead>"
+        f"<tbody>{failed_rows}</tbody></table></details>" if failed else "")
     instructions = (f"<li>Server instructions (estimated): ~{card.instructions_tokens} tokens</li>"
                     if card.instructions_tokens else "")
     return (
@@ -200,9 +209,14 @@ def render_html(card: Scorecard) -> str:
         f"{instructions}</ul></div>{extra}"
         "<h2>Tools</h2><table><thead><tr><th>Tool</th><th>Scenarios</th><th>Avg latency</th><th>Def. tokens</th>"
         f"</tr></thead><tbody>{rows}</tbody></table>"
-        f"<h2>Top issues to fix</h2><ol>{issues}</ol>"
+        f"<h2>Top issues to fix</h2><ol>{issues}</ol>{failed_block}"
         "</body></html>\n"
     )
+
+
+def _args_preview(args: dict[str, Any], limit: int = 120) -> str:
+    text = json.dumps(args, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class ScorecardHtml(_ScorecardExporter):
