@@ -170,3 +170,15 @@ def test_credentials_in_answers_never_reach_the_report() -> None:
     refused = judge(INVALID, rpc_error(-32602, "bad key ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
                     max_result_bytes=10_000)
     assert "a1B2c3D4e5F6" not in (refused.error or "") + refused.reason and "ghp_…R8" in refused.reason
+
+
+def test_slow_answers_and_repeated_failures_aggregate_per_tool() -> None:
+    from toolscore_mcp.scorecard.runner import RunOptions, aggregate_findings
+
+    failing = [judge(VALID, answered("boom", is_error=True), max_result_bytes=10_000) for _ in range(3)]
+    slow = ScenarioResult(scenario=ODD, passed=True, reason="answered", duration=6.5)
+    findings = aggregate_findings([*failing, slow], RunOptions(slow_seconds=5.0))
+    assert [(f.code, f.severity, f.tool) for f in findings] == [("fails-on-valid-input", "error", "t"),
+                                                               ("slow-answer", "info", "t")]
+    assert findings[0].details["count"] == 3 and findings[0].message == "fails on valid input (boom)"
+    assert "6.5 s" in findings[1].message
