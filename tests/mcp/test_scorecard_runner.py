@@ -68,6 +68,20 @@ def test_a_crash_restarts_the_server_and_is_blamed_on_the_right_call(concurrency
     assert len(card.results) == 18
 
 
+def test_a_server_that_cannot_be_restarted_ends_the_run_with_a_capped_grade(tmp_path: Path) -> None:
+    marker = tmp_path / "crashed"
+    started = time.monotonic()
+    argv = [sys.executable, str(FAULTY), "--tools", "ok_echo,crash_negative", "--no-restart", str(marker)]
+    with open_client(argv, timeout=10) as client:
+        card = grade_client(client, RunOptions(timeout=3), lint_rules=[])
+    assert time.monotonic() - started < 10
+    assert marker.exists()
+    gone = finding(card, "server-unrecoverable")
+    assert "could not be restarted" in gone.message
+    assert card.grade in ("D", "F") and not card.complete
+    assert card.top_issues[0].code == "server-unrecoverable"
+
+
 def test_silent_acceptance_and_errors_reported_as_success_are_findings() -> None:
     card, _ = grade_faulty("accept_all,error_success")
     accepts = finding(card, "accepts-invalid-input", "accept_all")

@@ -13,6 +13,9 @@ Tools (selected with ``--tools a,b,...``; default: all):
 - ``bump`` / ``stats`` both read-only; calling ``bump`` changes what ``stats`` returns.
 - ``bad_shape``      answers with 'content' that is not a list (a protocol violation).
 
+``--no-restart FILE``: when crash_negative crashes it leaves FILE behind, and a server
+started while FILE exists exits at once (a server that cannot be brought back).
+
 Every request id that gets a ``notifications/cancelled`` is written to stderr as
 ``cancelled <id>``, so tests can check that timed-out calls are cancelled.
 """
@@ -101,6 +104,8 @@ class Server:
         if name == "hang":
             return None
         if name == "crash_negative" and isinstance(args, dict) and isinstance(args.get("n"), int) and args["n"] < 0:
+            if MARKER:
+                open(MARKER, "w").close()
             sys.stderr.write("crash_negative: giving up\n")
             sys.stderr.flush()
             os._exit(3)
@@ -149,10 +154,21 @@ class Server:
         return {"jsonrpc": "2.0", "id": rid, "result": result}
 
 
+MARKER: str | None = None
+
+
 def main() -> None:
+    global MARKER
     names = list(TOOLS)
-    if len(sys.argv) > 2 and sys.argv[1] == "--tools":
-        names = [n for n in sys.argv[2].split(",") if n]
+    args = sys.argv[1:]
+    while len(args) >= 2:
+        option, value, args = args[0], args[1], args[2:]
+        if option == "--tools":
+            names = [n for n in value.split(",") if n]
+        elif option == "--no-restart":
+            MARKER = value
+            if os.path.exists(MARKER):
+                sys.exit(4)
     server = Server(names)
     for line in sys.stdin:
         if not line.strip():
