@@ -103,6 +103,9 @@ def test_session_messages_with_timestamps_give_durations() -> None:
     trace = ClaudeAgentSDKAdapter().load(entries)
     assert _summary(trace) == [("Bash", {"command": "ls"}, "t1", False, None)]
     assert trace.calls[0].duration == 2.5
+    transcript_text = "".join(json.dumps(e) + "\n" for e in entries)
+    assert ClaudeAgentSDKAdapter().detect(transcript_text) == 0.9
+    assert ClaudeAgentSDKAdapter().load(transcript_text).calls[0].duration == 2.5
     live = [sdk.SessionMessage(type=e["type"], uuid=e["uuid"], session_id="s", message=e["message"],
                                parent_tool_use_id=None) for e in entries[1:]]
     assert ClaudeAgentSDKAdapter().detect(live) == 1.0

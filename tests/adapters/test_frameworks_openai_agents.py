@@ -160,3 +160,36 @@ def test_unicode_survives() -> None:
              {"type": "function_call_output", "call_id": "c", "output": "こんにちは"}]
     call = OpenAIAgentsAdapter().load(items).calls[0]
     assert call.args == {"name": "Zoë 東京"} and call.result == "こんにちは" and call.is_error is False
+
+
+def test_streamed_run_result_reads_too(builders: Any) -> None:
+    testing = pytest.importorskip("agents.testing", reason="ScriptedModel arrived in openai-agents 0.24")
+    import asyncio
+
+    from agents import Agent, RunConfig, Runner, function_tool
+
+    def refund_order(order_id: str) -> str:
+        """Refund an order."""
+        raise RuntimeError(REFUND_ERROR)
+
+    model = testing.ScriptedModel([
+        [testing.function_call("lookup_customer", {"email": "ada@example.com"}, call_id="c1")],
+        [testing.function_call("refund_order", {"order_id": "A-17"}, call_id="c2")],
+        [testing.assistant_message(FINAL)],
+    ])
+    agent = Agent(name="a", model=model, tools=[function_tool(builders.lookup_customer), function_tool(refund_order)])
+
+    async def run() -> Any:
+        streamed = Runner.run_streamed(agent, "refund", run_config=RunConfig(tracing_disabled=True))
+        async for _ in streamed.stream_events():
+            pass
+        return streamed
+
+    streamed = asyncio.run(run())
+    assert type(streamed).__name__ == "RunResultStreaming"
+    adapter = OpenAIAgentsAdapter()
+    assert adapter.detect(streamed) == 1.0
+    trace = adapter.load(streamed)
+    assert _summary(trace) == [("lookup_customer", {"email": "ada@example.com"}, "c1", False, None),
+                               ("refund_order", {"order_id": "A-17"}, "c2", True, DEFAULT_TEXT_0_24)]
+    assert trace.final_answer == FINAL

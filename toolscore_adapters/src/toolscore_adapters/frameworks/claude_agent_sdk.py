@@ -50,7 +50,8 @@ class ClaudeAgentSDKAdapter(TraceAdapter):
             return 1.0
         head = peek_text(data)
         if head is not None:
-            return 0.9 if '"type"' in head and '"message"' in head and '"session_id"' in head else 0.0
+            marked = '"session_id"' in head or '"sessionId"' in head
+            return 0.9 if marked and '"type"' in head and '"message"' in head else 0.0
         if not isinstance(data, list) or not data:
             return 0.0
         entries = dicts(data)
