@@ -124,7 +124,18 @@ def test_a_tool_call_without_a_name_is_an_input_error(installed_plugin_manager):
     data = {"messages": [{"type": "ai", "data": {"content": "", "tool_calls": [{"args": {}, "id": "x"}]}}]}
     with pytest.raises(InputError) as err:
         load_trace(data, format="langgraph", pm=installed_plugin_manager)
-    assert err.value.location == "$.messages[0].tool_calls[0].name"
+    assert err.value.location == "$.messages[0].data.tool_calls[0].name"
+
+
+def test_errors_in_stream_chunks_name_the_chunk_and_node(installed_plugin_manager):
+    chunks = [{"agent": {"messages": [{"type": "ai", "data": {"content": "", "tool_calls": [
+        {"name": "ok", "args": {}, "id": "a"}]}}]}},
+              {"tools": {"messages": [{"type": "tool", "data": {"content": "x", "tool_call_id": "a"}}]}},
+              {"agent": {"messages": [{"type": "ai", "data": {"content": "", "tool_calls": [
+                  {"name": "bad", "args": "{not json", "id": "b"}]}}]}}]
+    with pytest.raises(InputError) as err:
+        load_trace(chunks, pm=installed_plugin_manager)
+    assert err.value.location == "$[2].agent.messages[0].data.tool_calls[0].args"
 
 
 def test_a_state_with_no_messages_reads_as_no_calls(installed_plugin_manager):

@@ -135,6 +135,19 @@ def test_arguments_that_are_not_json_name_the_place(installed_plugin_manager):
     assert "not valid JSON" in str(err.value)
 
 
+def test_errors_inside_a_completion_or_a_single_message_name_the_real_place(installed_plugin_manager):
+    completion = B.build_openai_chat_completion().model_dump(mode="json")
+    completion["choices"][0]["message"]["tool_calls"][1]["function"]["arguments"] = "{"
+    with pytest.raises(InputError) as err:
+        load_trace(completion, pm=installed_plugin_manager)
+    assert err.value.location == "$.choices[0].message.tool_calls[1].function.arguments"
+    message = {"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
+                                                    "function": {"name": "t", "arguments": "nope"}}]}
+    with pytest.raises(InputError) as err:
+        load_trace(message, format="openai", pm=installed_plugin_manager)
+    assert err.value.location == "$.tool_calls[0].function.arguments"
+
+
 def test_arguments_that_are_a_json_list_are_refused(installed_plugin_manager):
     messages = [{"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
                                                        "function": {"name": "t", "arguments": "[1, 2]"}}]}]

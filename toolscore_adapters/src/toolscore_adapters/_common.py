@@ -4,10 +4,12 @@ turning them into plain data, parsing argument strings, and pairing results with
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import json
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from toolscore_core import InputError, ToolCall
@@ -79,6 +81,43 @@ def parse_arguments(raw: Any, *, where: str) -> dict[str, Any] | None:
             return value
         raise InputError(f"tool-call arguments must be a JSON object, not {type(value).__name__}", location=where)
     raise InputError(f"tool-call arguments must be an object, not {type(raw).__name__}", location=where)
+
+
+_MISSING = object()
+_raw_decode = json.JSONDecoder().raw_decode
+
+
+def arguments_at(raw: Any, at: str, suffix: str = "") -> dict[str, Any] | None:
+    """:func:`parse_arguments` for hot loops: the common case (a JSON object string or a
+    dict) is parsed directly; the location ``at + suffix`` is only built for an error."""
+    if type(raw) is str:
+        try:  # raw_decode skips json.loads' wrappers; anything unusual takes the slow path
+            value, end = _raw_decode(raw)
+        except (ValueError, RecursionError):
+            value, end = _MISSING, -1
+        if type(value) is dict and (end == len(raw) or not raw[end:].strip()):
+            return value
+    elif type(raw) is dict:
+        return raw
+    return parse_arguments(raw, where=at + suffix)
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a large trace is read.
+
+    Reading 100k calls allocates a few objects per call and creates no reference cycles,
+    but every allocation burst triggers collections that walk the whole parsed input again
+    (hundreds of thousands of dicts); pausing the collector removes that quadratic-looking
+    cost. Reference counting still frees everything; the previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def result_text(content: Any) -> Any:
@@ -157,17 +196,33 @@ def text_of(content: Any) -> str | None:
     return None
 
 
+_DURATION_KEYS = frozenset({"duration", "duration_ms", "latency_ms", "elapsed_ms"})
+
+
 def read_duration(mapping: Any) -> float | None:
     """A duration in seconds from the keys people add to result records (``duration`` in
     seconds, or ``duration_ms`` / ``latency_ms`` / ``elapsed_ms`` in milliseconds);
     ``None`` when none is present or it is not a non-negative number."""
-    if not isinstance(mapping, dict):
+    if not isinstance(mapping, dict) or _DURATION_KEYS.isdisjoint(mapping):
         return None
     for key, scale in (("duration", 1.0), ("duration_ms", 1e-3), ("latency_ms", 1e-3), ("elapsed_ms", 1e-3)):
         value = mapping.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
             return float(value) * scale
     return None
+
+
+def _positional_order_is_known() -> bool:
+    import attrs
+
+    names = [a.name for a in attrs.fields(ToolCall)]
+    return names == ["tool", "args", "id", "result", "structured_result", "is_error", "error", "duration",
+                     "denied", "denied_reason", "provider", "index", "metadata"]
+
+
+# CallBook.calls() builds ToolCalls positionally when the field order is the one it knows;
+# if model.py ever reorders or inserts a field, it falls back to keywords.
+_POSITIONAL = _positional_order_is_known()
 
 
 class _OpenCall:
@@ -203,28 +258,39 @@ class CallBook:
         self.provider = provider
         self._calls: list[_OpenCall] = []
         self._by_id: dict[str, list[_OpenCall]] = {}
-        self._by_name: dict[str, deque[_OpenCall]] = {}
+        # built on the first result that has no id (most formats never need it)
+        self._by_name: dict[str, deque[_OpenCall]] | None = None
         self.unmatched: list[str] = []
 
     def __len__(self) -> int:
         return len(self._calls)
 
-    def call(self, tool: str, args: dict[str, Any] | None, *, call_id: Any = None,
+    def call(self, tool: str, args: dict[str, Any] | None, call_id: Any = None,
              location: str | None = None, metadata: dict[str, Any] | None = None) -> None:
-        cid = None if call_id is None or call_id == "" else str(call_id)
+        cid = call_id if type(call_id) is str else (None if call_id is None else str(call_id))
+        if cid == "":
+            cid = None
         record = _OpenCall(tool, args, cid, location, metadata)
         self._calls.append(record)
         if cid is not None:
-            self._by_id.setdefault(cid, []).append(record)
-        self._by_name.setdefault(tool, deque()).append(record)
+            same = self._by_id.get(cid)
+            if same is None:
+                self._by_id[cid] = [record]
+            else:
+                same.append(record)
+        if self._by_name is not None:
+            self._by_name.setdefault(tool, deque()).append(record)
 
     def result(self, *, call_id: Any = None, name: Any = None, result: Any = None,
                is_error: bool | None = False, error: str | None = None,
-               duration: float | None = None, location: str | None = None) -> bool:
-        """Attach a result; False (and remembered as unmatched) when no call fits."""
+               duration: float | None = None, location: str | Callable[[], str] | None = None) -> bool:
+        """Attach a result; False (and remembered as unmatched) when no call fits.
+
+        ``location`` may be a function, called only for a result that matches no call."""
         record = self._find(call_id, name)
         if record is None:
-            self.unmatched.append(location or f"result for {call_id or name or 'an unnamed call'}")
+            where = location() if callable(location) else location
+            self.unmatched.append(where or f"result for {call_id or name or 'an unnamed call'}")
             return False
         record.answered = True
         record.result = result
@@ -237,11 +303,17 @@ class CallBook:
 
     def _find(self, call_id: Any, name: Any) -> _OpenCall | None:
         if call_id is not None and call_id != "":
-            for record in self._by_id.get(str(call_id), ()):
-                if not record.answered:
-                    return record
+            same = self._by_id.get(call_id if type(call_id) is str else str(call_id))
+            if same is not None:
+                for record in same:
+                    if not record.answered:
+                        return record
             return None
         if isinstance(name, str):
+            if self._by_name is None:
+                self._by_name = {}
+                for record in self._calls:
+                    self._by_name.setdefault(record.tool, deque()).append(record)
             queue = self._by_name.get(name)
             while queue:
                 if not queue[0].answered:
@@ -252,12 +324,20 @@ class CallBook:
 
     def calls(self) -> list[ToolCall]:
         out = []
+        provider = self.provider
         for c in self._calls:
-            metadata = dict(c.metadata) if c.metadata else {}
-            if c.location:
-                metadata["location"] = c.location
-            out.append(ToolCall(tool=c.tool, args=c.args, id=c.id, result=c.result, is_error=c.is_error,
-                                error=c.error, duration=c.duration, provider=self.provider, metadata=metadata))
+            if c.metadata:
+                metadata = dict(c.metadata)
+                if c.location:
+                    metadata["location"] = c.location
+            else:
+                metadata = {"location": c.location} if c.location else {}
+            if _POSITIONAL:  # ~35% faster than keywords; matters for 100k-call traces
+                out.append(ToolCall(c.tool, c.args, c.id, c.result, None, c.is_error, c.error, c.duration,
+                                    False, None, provider, None, metadata))
+            else:
+                out.append(ToolCall(tool=c.tool, args=c.args, id=c.id, result=c.result, is_error=c.is_error,
+                                    error=c.error, duration=c.duration, provider=provider, metadata=metadata))
         return out
 
     def trace_metadata(self) -> dict[str, Any]:

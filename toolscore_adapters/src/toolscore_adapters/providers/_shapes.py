@@ -12,6 +12,7 @@ Live SDK objects are classified by their class's module, so nothing here imports
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from toolscore_core.files import json_path
@@ -167,7 +168,19 @@ def list_confidence(items: Any, me: str, *, neutral: float) -> float:
     return 0.5 if first == me else 0.0
 
 
-def check_styles(items: list[Any], me: str, prefix: list[str | int]) -> None:
+Place = Callable[[int], str]
+
+
+def placer(prefix: list[str | int], *, single: bool = False) -> Place:
+    """index -> the JSON path of item ``index``: ``$.messages[3]`` for a list under
+    ``prefix``; for a lone message (``single``) the path of the message itself."""
+    base = json_path(prefix)
+    if single:
+        return lambda index: base
+    return lambda index: f"{base}[{index}]"
+
+
+def check_styles(items: list[Any], me: str, place: Place) -> None:
     """Raise an InputError when ``items`` holds another provider's messages (naming the
     first place of each style) or something that is no message at all."""
     seen: dict[str, int] = {}
@@ -176,7 +189,7 @@ def check_styles(items: list[Any], me: str, prefix: list[str | int]) -> None:
         if style == FOREIGN:
             raise InputError(
                 f"is not {LABELS[me]} ({describe(item)})",
-                location=json_path([*prefix, index]),
+                location=place(index),
                 expected=f"every item to be {LABELS[me]}",
             )
         if style not in (NEUTRAL, me) and style not in seen:
@@ -191,9 +204,9 @@ def check_styles(items: list[Any], me: str, prefix: list[str | int]) -> None:
     if not others:
         return
     other = others[0]
-    where = json_path([*prefix, seen[other]])
+    where = place(seen[other])
     if me in seen:
-        mine = json_path([*prefix, seen[me]])
+        mine = place(seen[me])
         raise InputError(
             f"the message list mixes providers: {mine} is {LABELS[me]} but {where} is {LABELS[other]}",
             location=where,

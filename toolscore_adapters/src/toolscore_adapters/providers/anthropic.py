@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.files import json_path
-
 from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
 from toolscore_adapters.providers._shapes import (
     ANTHROPIC,
     check_styles,
     list_confidence,
     module_style,
+    placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
 
@@ -43,13 +42,13 @@ class AnthropicAdapter(TraceAdapter):
 
     def load(self, data: Any) -> Trace:
         data = as_plain(data)
-        prefix: list[str | int] = []
+        place = placer([])
         meta: dict[str, Any] = {}
         if isinstance(data, dict):
             if isinstance(data.get("messages"), list):
-                messages, prefix = data["messages"], ["messages"]
+                messages, place = data["messages"], placer(["messages"])
             elif "role" in data and "content" in data:
-                messages = [data]
+                messages, place = [data], placer([], single=True)
                 meta = {k: data[k] for k in ("id", "model") if isinstance(data.get(k), str)}
             else:
                 raise InputError("is not an Anthropic message or message list",
@@ -58,12 +57,12 @@ class AnthropicAdapter(TraceAdapter):
             messages = data
         else:
             raise InputError(f"is not an Anthropic message list (a {type(data).__name__})")
-        check_styles(messages, ANTHROPIC, prefix)
+        check_styles(messages, ANTHROPIC, place)
         book = CallBook(self.name)
         final: str | None = None
         for index, raw in enumerate(messages):
             message = as_plain(raw)
-            at = [*prefix, index]
+            at = place(index)
             content = message.get("content")
             if isinstance(content, str):
                 if message.get("role") == "assistant":
@@ -77,20 +76,20 @@ class AnthropicAdapter(TraceAdapter):
                 if not isinstance(block, dict):
                     continue
                 kind = block.get("type")
-                where = [*at, "content", j]
+                where = f"{at}.content[{j}]"
                 if kind == "tool_use":
                     name = block.get("name")
                     if not isinstance(name, str) or not name:
                         raise InputError(f"the tool name must be a non-empty string, not {name!r}",
-                                         location=json_path([*where, "name"]))
-                    args = parse_arguments(block.get("input", {}), where=json_path([*where, "input"]))
-                    book.call(name, args, call_id=block.get("id"), location=json_path(where))
+                                         location=f"{where}.name")
+                    args = parse_arguments(block.get("input", {}), where=f"{where}.input")
+                    book.call(name, args, call_id=block.get("id"), location=where)
                     asked = True
                 elif kind == "tool_result":
                     flag = block.get("is_error")
                     book.result(call_id=block.get("tool_use_id"), result=_result_value(block.get("content")),
                                 is_error=bool(flag) if flag is not None else False,
-                                duration=read_duration(block), location=json_path(where))
+                                duration=read_duration(block), location=where)
             if message.get("role") == "assistant":
                 text = text_of(content)
                 final = None if asked else (text if text else final)

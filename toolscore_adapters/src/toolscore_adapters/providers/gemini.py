@@ -22,6 +22,7 @@ from toolscore_adapters.providers._shapes import (
     field,
     list_confidence,
     module_style,
+    placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
 
@@ -84,7 +85,7 @@ class GeminiAdapter(TraceAdapter):
             if _is_response(data):
                 contents = _response_contents(data, [])
             elif isinstance(data.get("contents"), list):
-                check_styles(data["contents"], GEMINI, ["contents"])
+                check_styles(data["contents"], GEMINI, placer(["contents"]))
                 contents = [(c, ["contents", i]) for i, c in enumerate(data["contents"])]
             elif isinstance(data.get("parts"), list):
                 contents = [(data, [])]
@@ -95,7 +96,7 @@ class GeminiAdapter(TraceAdapter):
             if data and all(_is_response(as_plain(d)) for d in data):
                 contents = [pair for i, d in enumerate(data) for pair in _response_contents(as_plain(d), [i])]
             else:
-                check_styles(data, GEMINI, [])
+                check_styles(data, GEMINI, placer([]))
                 contents = [(c, [i]) for i, c in enumerate(data)]
         else:
             raise InputError(f"is not a Gemini Content list (a {type(data).__name__})")

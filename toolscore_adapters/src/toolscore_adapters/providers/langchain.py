@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.files import json_path
-
 from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
 from toolscore_adapters.providers._shapes import (
     LANGCHAIN,
+    Place,
     check_styles,
     list_confidence,
     module_style,
+    placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
 
@@ -35,13 +35,14 @@ _FIELDS = ("content", "tool_calls", "invalid_tool_calls", "additional_kwargs", "
            "name", "id", "response_metadata", "artifact")
 
 
-def normalize_message(item: Any) -> tuple[str, dict[str, Any]]:
-    """(kind, fields) of a LangChain message in any of its forms; kind is ``ai``,
-    ``human``, ``tool``, ``system``, ``function``, ``chat`` or ``remove``."""
+def normalize_message(item: Any) -> tuple[str, dict[str, Any], str]:
+    """(kind, fields, where the fields sit inside the item) of a LangChain message in any of
+    its forms; kind is ``ai``, ``human``, ``tool``, ``system``, ``function``, ``chat`` or
+    ``remove``."""
     if not isinstance(item, dict):
         if module_style(item) == LANGCHAIN:
             kind = getattr(item, "type", "")
-            return _CLASS_KINDS.get(kind, kind), {f: getattr(item, f, None) for f in _FIELDS}
+            return _CLASS_KINDS.get(kind, kind), {f: getattr(item, f, None) for f in _FIELDS}, ""
         raise InputError(f"is not a LangChain message (a {type(item).__name__})")
     if item.get("lc") == 1 and item.get("type") == "constructor":
         ident = item.get("id")
@@ -49,21 +50,22 @@ def normalize_message(item: Any) -> tuple[str, dict[str, Any]]:
         kwargs = item.get("kwargs")
         fields = kwargs if isinstance(kwargs, dict) else {}
         kind = fields.get("type") if isinstance(fields.get("type"), str) else _CLASS_KINDS.get(cls, "")
-        return _CLASS_KINDS.get(kind, kind), fields
+        return _CLASS_KINDS.get(kind, kind), fields, ".kwargs"
     if isinstance(item.get("data"), dict) and isinstance(item.get("type"), str):
-        return _CLASS_KINDS.get(item["type"], item["type"]), item["data"]
+        return _CLASS_KINDS.get(item["type"], item["type"]), item["data"], ".data"
     kind = item.get("type")
-    return (_CLASS_KINDS.get(kind, kind) if isinstance(kind, str) else ""), item
+    return (_CLASS_KINDS.get(kind, kind) if isinstance(kind, str) else ""), item, ""
 
 
-def read_messages(messages: list[Any], prefix: list[str | int], provider: str) -> Trace:
-    """Read a LangChain message list (shared with the LangGraph adapter)."""
-    check_styles(messages, LANGCHAIN, prefix)
+def read_messages(messages: list[Any], place: Place, provider: str) -> Trace:
+    """Read a LangChain message list (shared with the LangGraph adapter); ``place(i)`` is
+    where message ``i`` sits in the input, for error messages."""
+    check_styles(messages, LANGCHAIN, place)
     book = CallBook(provider)
     final: str | None = None
     for index, raw in enumerate(messages):
-        at = [*prefix, index]
-        kind, fields = normalize_message(raw)
+        kind, fields, inner = normalize_message(raw)
+        at = place(index) + inner
         if kind == "ai":
             asked = _ai_calls(fields, at, book)
             text = text_of(as_plain(fields.get("content")))
@@ -72,60 +74,57 @@ def read_messages(messages: list[Any], prefix: list[str | int], provider: str) -
             status = fields.get("status")
             book.result(call_id=fields.get("tool_call_id"), name=fields.get("name"),
                         result=_result_value(fields.get("content")), is_error=status == "error",
-                        duration=read_duration(as_plain(fields.get("response_metadata"))),
-                        location=json_path(at))
+                        duration=read_duration(as_plain(fields.get("response_metadata"))), location=at)
         elif kind == "function":
-            book.result(name=fields.get("name"), result=_result_value(fields.get("content")),
-                        location=json_path(at))
+            book.result(name=fields.get("name"), result=_result_value(fields.get("content")), location=at)
     return Trace(calls=book.calls(), final_answer=final, source_format=provider, metadata=book.trace_metadata())
 
 
-def _ai_calls(fields: dict[str, Any], at: list[str | int], book: CallBook) -> int:
+def _ai_calls(fields: dict[str, Any], at: str, book: CallBook) -> int:
     made = 0
     tool_calls = as_plain(fields.get("tool_calls"))
     if tool_calls is None:  # saved before tool_calls existed: the OpenAI-shaped copy is all there is
         extra = as_plain(fields.get("additional_kwargs")) or {}
         legacy = extra.get("tool_calls") if isinstance(extra, dict) else None
         if isinstance(legacy, list):
-            return _legacy_calls(legacy, [*at, "additional_kwargs", "tool_calls"], book)
+            return _legacy_calls(legacy, f"{at}.additional_kwargs.tool_calls", book)
         return 0
     if not isinstance(tool_calls, list):
-        raise InputError("'tool_calls' must be a list", location=json_path([*at, "tool_calls"]))
+        raise InputError("'tool_calls' must be a list", location=f"{at}.tool_calls")
     for j, raw in enumerate(tool_calls):
         call = as_plain(raw)
-        where = [*at, "tool_calls", j]
+        where = f"{at}.tool_calls[{j}]"
         if not isinstance(call, dict):
-            raise InputError("a tool call must be an object", location=json_path(where))
+            raise InputError("a tool call must be an object", location=where)
         name = call.get("name")
         if not isinstance(name, str) or not name:
-            raise InputError(f"the tool name must be a non-empty string, not {name!r}",
-                             location=json_path([*where, "name"]))
-        args = parse_arguments(call.get("args", {}), where=json_path([*where, "args"]))
-        book.call(name, args if args is not None else {}, call_id=call.get("id"), location=json_path(where))
+            raise InputError(f"the tool name must be a non-empty string, not {name!r}", location=f"{where}.name")
+        args = parse_arguments(call.get("args", {}), where=f"{where}.args")
+        book.call(name, args if args is not None else {}, call_id=call.get("id"), location=where)
         made += 1
-    for j, raw in enumerate(as_plain(fields.get("invalid_tool_calls")) or ()):
+    invalid = as_plain(fields.get("invalid_tool_calls"))
+    for j, raw in enumerate(invalid if isinstance(invalid, list) else ()):
         call = as_plain(raw)
         if not isinstance(call, dict):
             continue
-        where = [*at, "invalid_tool_calls", j]
+        where = f"{at}.invalid_tool_calls[{j}]"
         name = call.get("name") if isinstance(call.get("name"), str) and call.get("name") else "(unnamed)"
-        call_id = call.get("id") or f"invalid_{json_path(where)}"
-        book.call(name, None, call_id=call_id, location=json_path(where),
-                  metadata={"invalid_arguments": call.get("args")})
+        call_id = call.get("id") or f"invalid_{where}"
+        book.call(name, None, call_id=call_id, location=where, metadata={"invalid_arguments": call.get("args")})
         book.result(call_id=call_id, is_error=True,
                     error=str(call.get("error") or "the model's arguments are not valid JSON"))
         made += 1
     return made
 
 
-def _legacy_calls(calls: list[Any], at: list[str | int], book: CallBook) -> int:
+def _legacy_calls(calls: list[Any], at: str, book: CallBook) -> int:
     for j, raw in enumerate(calls):
         call = as_plain(raw)
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            raise InputError("a tool call needs a 'function' with a name", location=json_path([*at, j]))
-        args = parse_arguments(function.get("arguments"), where=json_path([*at, j, "function", "arguments"]))
-        book.call(function["name"], args, call_id=call.get("id"), location=json_path([*at, j]))
+            raise InputError("a tool call needs a 'function' with a name", location=f"{at}[{j}]")
+        args = parse_arguments(function.get("arguments"), where=f"{at}[{j}].function.arguments")
+        book.call(function["name"], args, call_id=call.get("id"), location=f"{at}[{j}]")
     return len(calls)
 
 
@@ -158,4 +157,4 @@ class LangChainAdapter(TraceAdapter):
                 data = [data]
             else:
                 raise InputError(f"is not a LangChain message list (a {type(data).__name__})")
-        return read_messages(data, [], self.name)
+        return read_messages(data, placer([]), self.name)

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from toolscore_core.files import json_path
+
 from toolscore_adapters._common import as_plain
-from toolscore_adapters.providers._shapes import LANGCHAIN, list_confidence, module_style
+from toolscore_adapters.providers._shapes import LANGCHAIN, list_confidence, module_style, placer
 from toolscore_adapters.providers.langchain import read_messages
 from toolscore_core import InputError, Trace, TraceAdapter
 
@@ -58,25 +60,28 @@ class LangGraphAdapter(TraceAdapter):
     def load(self, data: Any) -> Trace:
         data = as_plain(data) if not isinstance(data, (dict, list, tuple)) else data
         if _is_state(data):
-            return read_messages(data["messages"], ["messages"], self.name)
+            return read_messages(data["messages"], placer(["messages"]), self.name)
         if isinstance(data, (list, tuple)):
             items = list(data)
             if items and all(_is_update(c) for c in items):
                 return self._updates(items)
             if items and all(_is_state(c) for c in items):
-                return read_messages(items[-1]["messages"], [len(items) - 1, "messages"], self.name)
-            return read_messages(items, [], self.name)
+                return read_messages(items[-1]["messages"], placer([len(items) - 1, "messages"]), self.name)
+            return read_messages(items, placer([]), self.name)
         raise InputError(
             "is not a LangGraph state or stream",
             expected='a state {"messages": [...]}, a list of stream chunks, or a list of messages',
         )
 
     def _updates(self, chunks: list[dict[str, Any]]) -> Trace:
+        """Messages in the order the nodes produced them, each located in its chunk."""
         messages: list[Any] = []
-        for chunk in chunks:
-            for update in chunk.values():
+        places: list[str] = []
+        for i, chunk in enumerate(chunks):
+            for node, update in chunk.items():
                 if update:
-                    messages.extend(update["messages"])
-        # places are reported within the flattened list; chunk boundaries carry no meaning
-        trace = read_messages(messages, ["(stream messages)"], self.name)
-        return trace
+                    base = json_path([i, str(node), "messages"])
+                    for k, message in enumerate(update["messages"]):
+                        messages.append(message)
+                        places.append(f"{base}[{k}]")
+        return read_messages(messages, places.__getitem__, self.name)

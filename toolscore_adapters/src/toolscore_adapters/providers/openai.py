@@ -14,30 +14,40 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.files import json_path
-
-from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
+from toolscore_adapters._common import (
+    CallBook,
+    arguments_at,
+    as_plain,
+    parse_arguments,
+    paused_gc,
+    read_duration,
+    text_of,
+)
 from toolscore_adapters.providers._shapes import (
     OPENAI,
+    Place,
     check_styles,
     field,
     list_confidence,
     module_style,
+    placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
 
+_PLAIN_ROLES = ("assistant", "tool", "user", "system", "developer", "function")
 
-def _tool_name(raw: Any, location: list[str | int]) -> str:
-    if not isinstance(raw, str) or not raw:
-        raise InputError(f"the tool name must be a non-empty string, not {raw!r}", location=json_path(location))
+
+def _tool_name(raw: Any, location: str) -> str:
+    if type(raw) is not str or not raw:
+        raise InputError(f"the tool name must be a non-empty string, not {raw!r}", location=location)
     return raw
 
 
-def unwrap_completion(data: Any) -> tuple[list[Any], list[str | int], dict[str, Any]]:
-    """The message list inside ``data`` with its place in the file, and trace metadata."""
+def unwrap_completion(data: Any) -> tuple[list[Any], Place, dict[str, Any]]:
+    """The message list inside ``data``, where each message sits in the file, and trace metadata."""
     data = as_plain(data)
     if isinstance(data, list):
-        return data, [], {}
+        return data, placer([]), {}
     if not isinstance(data, dict):
         raise InputError(f"is not an OpenAI chat completion or message list (a {type(data).__name__})",
                          expected="a ChatCompletion, a {\"messages\": [...]} body or a list of messages")
@@ -51,11 +61,11 @@ def unwrap_completion(data: Any) -> tuple[list[Any], list[str | int], dict[str, 
         meta = {k: data[k] for k in ("id", "model") if isinstance(data.get(k), str)}
         if len(choices) > 1:
             meta["choices"] = len(choices)
-        return [message], ["choices", 0, "message"], meta
+        return [message], placer(["choices", 0, "message"], single=True), meta
     if isinstance(data.get("messages"), list):
-        return data["messages"], ["messages"], {}
+        return data["messages"], placer(["messages"]), {}
     if "role" in data:
-        return [data], [], {}
+        return [data], placer([], single=True), {}
     raise InputError("is not an OpenAI chat completion or message list",
                      expected="a ChatCompletion, a {\"messages\": [...]} body or a list of messages")
 
@@ -83,63 +93,91 @@ class OpenAIChatAdapter(TraceAdapter):
         return list_confidence(data, OPENAI, neutral=0.3)
 
     def load(self, data: Any) -> Trace:
-        messages, prefix, meta = unwrap_completion(data)
-        check_styles(messages, OPENAI, prefix)
+        with paused_gc():
+            return self._load(data)
+
+    def _load(self, data: Any) -> Trace:
+        messages, place, meta = unwrap_completion(data)
         book = CallBook(self.name)
         final: str | None = None
+        checked = False
+        # Written for speed (a 100k-call history must read in a few times json.load): plain
+        # role-based messages skip the provider-style check, which runs once, over the whole
+        # list, as soon as one message could belong to another provider.
         for index, raw in enumerate(messages):
-            message = as_plain(raw)
-            where = [*prefix, index]
+            message = raw if type(raw) is dict else as_plain(raw)
+            if type(message) is not dict or (
+                "type" in message or "parts" in message or message.get("role") not in _PLAIN_ROLES
+                or type(message.get("content")) is list
+            ):  # a message that could be another provider's: check the whole list once
+                if not checked:
+                    check_styles(messages, OPENAI, place)
+                    checked = True
+                if type(message) is not dict:
+                    raise InputError("is not an OpenAI chat message", location=place(index))
             role = message.get("role")
             if role == "assistant":
-                made = self._assistant_calls(message, where, book)
-                text = text_of(message.get("content"))
-                final = None if made else (text if text else final)
-            elif role in ("tool", "function"):
+                made = self._assistant_calls(message, place(index), book)
+                content = message.get("content")
+                if made:
+                    final = None
+                elif content:
+                    final = text_of(content) or final
+            elif role == "tool" or role == "function":
                 flag = message.get("is_error")
-                book.result(
+                content = message.get("content")
+                if not book.result(
                     call_id=message.get("tool_call_id") if role == "tool" else None,
                     name=message.get("name"),
-                    result=_result_value(message.get("content")),
-                    is_error=flag if isinstance(flag, bool) else False,
+                    result=content if type(content) is str else _result_value(content),
+                    is_error=flag if type(flag) is bool else False,
                     duration=read_duration(message),
-                    location=json_path(where),
-                )
+                ):
+                    book.unmatched[-1] = place(index)
         return Trace(calls=book.calls(), final_answer=final, source_format=self.name,
                      metadata={**meta, **book.trace_metadata()})
 
-    def _assistant_calls(self, message: dict[str, Any], where: list[str | int], book: CallBook) -> int:
+    def _assistant_calls(self, message: dict[str, Any], where: str, book: CallBook) -> int:
         made = 0
         tool_calls = message.get("tool_calls")
-        if tool_calls is not None and not isinstance(tool_calls, list):
-            raise InputError("'tool_calls' must be a list", location=json_path([*where, "tool_calls"]))
-        for j, raw_call in enumerate(tool_calls or ()):
-            call = as_plain(raw_call)
-            at = [*where, "tool_calls", j]
-            if not isinstance(call, dict):
-                raise InputError("a tool call must be an object", location=json_path(at))
-            if call.get("type") == "custom" or "custom" in call:
-                custom = as_plain(call.get("custom")) or {}
-                if not isinstance(custom, dict):
-                    raise InputError("'custom' must be an object", location=json_path([*at, "custom"]))
-                name = _tool_name(custom.get("name"), [*at, "custom", "name"])
-                book.call(name, {"input": custom.get("input")}, call_id=call.get("id"), location=json_path(at))
-            else:
-                function = as_plain(call.get("function"))
-                if not isinstance(function, dict):
-                    raise InputError("a tool call needs a 'function' object", location=json_path([*at, "function"]))
-                name = _tool_name(function.get("name"), [*at, "function", "name"])
-                args = parse_arguments(function.get("arguments"), where=json_path([*at, "function", "arguments"]))
-                book.call(name, args, call_id=call.get("id"), location=json_path(at))
-            made += 1
-        legacy = as_plain(message.get("function_call"))
+        if tool_calls:
+            if type(tool_calls) is not list:
+                tool_calls = as_plain(tool_calls)
+                if not isinstance(tool_calls, list):
+                    raise InputError("'tool_calls' must be a list", location=f"{where}.tool_calls")
+            for j, raw_call in enumerate(tool_calls):
+                call = raw_call if type(raw_call) is dict else as_plain(raw_call)
+                at = f"{where}.tool_calls[{j}]"
+                if type(call) is not dict:
+                    raise InputError("a tool call must be an object", location=at)
+                function = call.get("function")
+                if function is None and (call.get("type") == "custom" or "custom" in call):
+                    custom = as_plain(call.get("custom")) or {}
+                    if not isinstance(custom, dict):
+                        raise InputError("'custom' must be an object", location=f"{at}.custom")
+                    name = _tool_name(custom.get("name"), f"{at}.custom.name")
+                    book.call(name, {"input": custom.get("input")}, call_id=call.get("id"), location=at)
+                    made += 1
+                    continue
+                if type(function) is not dict:
+                    function = as_plain(function)
+                    if not isinstance(function, dict):
+                        raise InputError("a tool call needs a 'function' object", location=f"{at}.function")
+                name = _tool_name(function.get("name"), f"{at}.function.name")
+                args = arguments_at(function.get("arguments"), at, ".function.arguments")
+                book.call(name, args, call.get("id"), at)
+                made += 1
+        elif tool_calls is not None and tool_calls != [] and not isinstance(tool_calls, list):
+            raise InputError("'tool_calls' must be a list", location=f"{where}.tool_calls")
+        legacy = message.get("function_call")
         if legacy:
-            at = [*where, "function_call"]
+            legacy = as_plain(legacy)
+            at = f"{where}.function_call"
             if not isinstance(legacy, dict):
-                raise InputError("'function_call' must be an object", location=json_path(at))
-            name = _tool_name(legacy.get("name"), [*at, "name"])
-            args = parse_arguments(legacy.get("arguments"), where=json_path([*at, "arguments"]))
-            book.call(name, args, location=json_path(at))
+                raise InputError("'function_call' must be an object", location=at)
+            name = _tool_name(legacy.get("name"), f"{at}.name")
+            args = parse_arguments(legacy.get("arguments"), where=f"{at}.arguments")
+            book.call(name, args, location=at)
             made += 1
         return made
 

@@ -11,21 +11,20 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.files import json_path
-
 from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
 from toolscore_adapters.providers._shapes import (
     RESPONSES,
     check_styles,
     list_confidence,
     module_style,
+    placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
 
 
-def _name(raw: Any, at: list[str | int]) -> str:
+def _name(raw: Any, at: str) -> str:
     if not isinstance(raw, str) or not raw:
-        raise InputError(f"the tool name must be a non-empty string, not {raw!r}", location=json_path([*at, "name"]))
+        raise InputError(f"the tool name must be a non-empty string, not {raw!r}", location=f"{at}.name")
     return raw
 
 
@@ -59,16 +58,16 @@ class OpenAIResponsesAdapter(TraceAdapter):
 
     def load(self, data: Any) -> Trace:
         data = as_plain(data)
-        prefix: list[str | int] = []
+        place = placer([])
         meta: dict[str, Any] = {}
         if isinstance(data, dict):
             if isinstance(data.get("output"), list):
-                items, prefix = data["output"], ["output"]
+                items, place = data["output"], placer(["output"])
                 meta = {k: data[k] for k in ("id", "model") if isinstance(data.get(k), str)}
             elif isinstance(data.get("input"), list):
-                items, prefix = data["input"], ["input"]
+                items, place = data["input"], placer(["input"])
             elif isinstance(data.get("type"), str):
-                items = [data]
+                items, place = [data], placer([], single=True)
             else:
                 raise InputError("is not an OpenAI Responses API response or item list",
                                  expected="a Response (with 'output') or a list of items")
@@ -76,35 +75,35 @@ class OpenAIResponsesAdapter(TraceAdapter):
             items = data
         else:
             raise InputError(f"is not an OpenAI Responses API item list (a {type(data).__name__})")
-        check_styles(items, RESPONSES, prefix)
+        check_styles(items, RESPONSES, place)
         book = CallBook(self.name)
         final: str | None = None
         for index, raw in enumerate(items):
             item = as_plain(raw)
-            at = [*prefix, index]
+            at = place(index)
             kind = item.get("type")
             if kind == "function_call":
-                args = parse_arguments(item.get("arguments"), where=json_path([*at, "arguments"]))
+                args = parse_arguments(item.get("arguments"), where=f"{at}.arguments")
                 book.call(_name(item.get("name"), at), args, call_id=item.get("call_id") or item.get("id"),
-                          location=json_path(at), metadata=_item_meta(item))
+                          location=at, metadata=_item_meta(item))
                 final = None
             elif kind == "custom_tool_call":
                 book.call(_name(item.get("name"), at), {"input": item.get("input")},
-                          call_id=item.get("call_id") or item.get("id"), location=json_path(at),
+                          call_id=item.get("call_id") or item.get("id"), location=at,
                           metadata=_item_meta(item))
                 final = None
             elif kind in ("function_call_output", "custom_tool_call_output"):
                 book.result(call_id=item.get("call_id"), result=_output(item.get("output")),
-                            is_error=False, duration=read_duration(item), location=json_path(at))
+                            is_error=False, duration=read_duration(item), location=at)
             elif kind == "mcp_call":
-                args = parse_arguments(item.get("arguments"), where=json_path([*at, "arguments"]))
+                args = parse_arguments(item.get("arguments"), where=f"{at}.arguments")
                 call_id = item.get("id") or f"mcp_call_{index}"
-                book.call(_name(item.get("name"), at), args, call_id=call_id, location=json_path(at),
+                book.call(_name(item.get("name"), at), args, call_id=call_id, location=at,
                           metadata={"server_label": item.get("server_label")} if item.get("server_label") else None)
                 error = item.get("error")
                 if error is not None or item.get("output") is not None:
                     book.result(call_id=call_id, result=item.get("output"), is_error=error is not None,
-                                error=None if error is None else str(error), location=json_path(at))
+                                error=None if error is None else str(error), location=at)
                 final = None
             elif item.get("role") == "assistant":
                 text = text_of(item.get("content"))
