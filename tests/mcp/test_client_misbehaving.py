@@ -139,3 +139,28 @@ def test_a_server_that_dies_on_the_discover_probe_is_restarted_for_the_handshake
     assert is_gone(pid)
     with pytest.raises(MCPConnectionError, match="exited with code 4 before answering server/discover"):
         MCPStdioClient(misbehaving("strict"), timeout=5, era="modern").__enter__()
+
+
+EXPECTED = {
+    "hang": "timed_out", "slow": "timed_out", "crash": "crashed", "bad-result": "protocol_error",
+    "garbage": "ok+noise", "flood": "ok+noise", "big": "ok",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(EXPECTED))
+def test_every_misbehaviour_is_reported_bounded_and_reaped(misbehaving, is_gone, mode: str) -> None:
+    started = time.monotonic()
+    client = MCPStdioClient(misbehaving(mode), timeout=5, close_grace=0.3)
+    with client:
+        outcome = client.call_tool("wait" if mode == "slow" else "echo", {"text": "x", "seconds": 10}, timeout=2)
+        seen = {
+            "timed_out": outcome.timed_out,
+            "crashed": outcome.crashed,
+            "protocol_error": bool(outcome.protocol_error),
+            "ok+noise": outcome.ok and client.noise_count > 0,
+            "ok": outcome.ok and client.noise_count == 0,
+        }
+        assert [name for name, flag in seen.items() if flag] == [EXPECTED[mode]], outcome
+        pid = client.pid
+    assert pid is not None and is_gone(pid)
+    assert time.monotonic() - started < 8
