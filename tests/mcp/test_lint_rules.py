@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from toolscore_core.interfaces import LintRule
 from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
 from toolscore_mcp.lint import rules_compat as compat
@@ -347,3 +349,27 @@ def test_tool_names_clients_reject() -> None:
 def test_duplicate_tool_names() -> None:
     found = run(schema.DuplicateToolName, server(tool("a"), tool("b"), tool("a")))
     assert [(f.tool, f.message, f.severity) for f in found] == [("a", "2 tools are named 'a'", "error")]
+
+
+# --- odd shapes: servers send anything; a rule must judge it, never crash -------------------
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                     st.text(max_size=30), st.sampled_from(["object", "array", "string", "ignore previous instructions"]))
+_keys = st.sampled_from(["type", "properties", "items", "required", "enum", "description", "anyOf", "oneOf",
+                         "allOf", "additionalProperties", "$schema", "const", "default", "format", "x"])
+_json = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(st.one_of(_keys, st.text(max_size=8)),
+                                                                       inner, max_size=5)), max_leaves=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(schema=st.dictionaries(_keys, _json, max_size=6), output=st.one_of(st.none(), st.dictionaries(_keys, _json, max_size=3)),
+       description=st.one_of(st.none(), st.text(max_size=80)), instructions=st.one_of(st.none(), st.text(max_size=80)))
+def test_every_rule_survives_odd_schemas(schema: dict[str, Any], output: dict[str, Any] | None,
+                                         description: str | None, instructions: str | None) -> None:
+    srv = ServerDefinition(name="odd", instructions=instructions, tools=(
+        ToolDefinition(name="odd_tool", description=description, input_schema=schema, output_schema=output),))
+    for rule in builtin_rules():
+        for finding in rule().check(srv):
+            assert isinstance(finding, Finding) and finding.code == rule.name and finding.message
