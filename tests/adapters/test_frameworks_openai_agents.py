@@ -193,3 +193,24 @@ def test_streamed_run_result_reads_too(builders: Any) -> None:
     assert _summary(trace) == [("lookup_customer", {"email": "ada@example.com"}, "c1", False, None),
                                ("refund_order", {"order_id": "A-17"}, "c2", True, DEFAULT_TEXT_0_24)]
     assert trace.final_answer == FINAL
+
+
+def test_a_handoff_is_a_call_marked_as_a_handoff(builders: Any) -> None:
+    testing = pytest.importorskip("agents.testing", reason="ScriptedModel arrived in openai-agents 0.24")
+    from agents import Agent, RunConfig, Runner, function_tool
+
+    billing = Agent(name="billing", tools=[function_tool(builders.notify)], model=testing.ScriptedModel([
+        [testing.function_call("notify", {"customer_id": "C-1", "message": "hi"}, call_id="c2")],
+        [testing.assistant_message("done")],
+    ]))
+    triage = Agent(name="triage", handoffs=[billing], model=testing.ScriptedModel([
+        [testing.function_call("transfer_to_billing", {}, call_id="c1")],
+    ]))
+    result = Runner.run_sync(triage, "refund", run_config=RunConfig(tracing_disabled=True))
+    adapter = OpenAIAgentsAdapter()
+    live = adapter.load(result)
+    assert [(c.tool, c.is_error, c.metadata.get("handoff")) for c in live.calls] == [
+        ("transfer_to_billing", False, True), ("notify", False, None)]
+    saved = adapter.load(builders.dump_openai_agents_items(result.new_items))
+    assert [c.metadata.get("handoff") for c in saved.calls] == [True, None]
+    assert [c.tool for c in adapter.load(result.to_input_list()).calls] == ["transfer_to_billing", "notify"]

@@ -11,7 +11,9 @@ raises becomes an ordinary ``function_call_output`` whose text comes from the to
   again." (0.24; 0.20 appends " Error: <message>");
 - an output that starts with "Error:", the usual custom ``failure_error_function``.
 
-Every other output counts as a success. A plain Responses API item list is also readable
+Every other output counts as a success. A handoff to another agent is a function call as
+the model sees it, so it stays a call (``metadata["handoff"]`` marks it where the items say
+so). A plain Responses API item list is also readable
 here, but only claimed strongly when it carries the SDK's default error text; otherwise the
 ``openai-responses`` adapter reads it (pass ``format="openai-agents"`` to get the heuristic).
 """
@@ -111,7 +113,13 @@ def _is_live_item(data: Any) -> bool:
 def _live_item(item: Any) -> tuple[dict[str, Any], Any, tuple[str | int, ...]]:
     raw = to_plain(item.raw_item)
     output = getattr(item, "output", None) if item.type == "tool_call_output_item" else None
-    return (raw if isinstance(raw, dict) else {}), output, ()
+    return _mark_handoff(raw if isinstance(raw, dict) else {}, item.type), output, ()
+
+
+def _mark_handoff(raw: dict[str, Any], item_type: Any) -> dict[str, Any]:
+    """A handoff to another agent reaches the model as a function call (``transfer_to_<agent>``);
+    it stays a call, tagged so reports can tell it from a tool."""
+    return {**raw, "_handoff": True} if item_type == "handoff_call_item" else raw
 
 
 def _saved_item(item: Any, path: tuple[str | int, ...]) -> tuple[dict[str, Any], Any, tuple[str | int, ...]]:
@@ -121,7 +129,7 @@ def _saved_item(item: Any, path: tuple[str | int, ...]) -> tuple[dict[str, Any],
         raw = item["raw_item"]
         if not isinstance(raw, dict):
             raise InputError("'raw_item' must be an object", location=where(*path, "raw_item"))
-        return raw, item.get("output"), (*path, "raw_item")
+        return _mark_handoff(raw, item.get("type")), item.get("output"), (*path, "raw_item")
     return item, None, path
 
 
@@ -166,6 +174,8 @@ def _call(raw: dict[str, Any], path: tuple[str | int, ...]) -> ToolCall:
         args = parse_arguments(raw.get("arguments"), where=where(*path, "arguments"))
     call_id = raw.get("call_id") if raw.get("type") != "mcp_call" else raw.get("id")
     metadata = {k: raw[k] for k in ("id", "status", "server_label") if raw.get(k) is not None}
+    if raw.get("_handoff"):
+        metadata["handoff"] = True
     if raw.get("type") == "mcp_call":  # hosted MCP: the outcome is on the call itself
         error = raw.get("error")
         has_outcome = "output" in raw or error is not None
