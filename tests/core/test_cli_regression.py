@@ -114,3 +114,18 @@ def test_help_shows_the_workflow(invoke: Any) -> None:
     out = invoke("regression", "--help").output
     assert "toolscore regression baseline.json new_trace.json --gold-file gold.json" in out
     assert "Exit codes: 0 no regression, 1 regression, 2 bad input." in out
+
+
+def test_saved_baselines_match_the_shipped_schema(baseline: Path) -> None:
+    from toolscore_core.contracts import validator
+
+    validator("baseline")(json.loads(baseline.read_text(encoding="utf-8")))
+
+
+def test_schema_catches_what_the_checks_do_not(invoke: Any, tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps({"toolscore_baseline": 1, "score": 0.5, "grade": "Z"}), encoding="utf-8")
+    result = invoke("regression", str(path), str(FLIGHTS / "trace.json"), "--gold-file", str(GOLD))
+    assert result.exit_code == 2, result.output
+    assert f"{path}, at $.grade:" in result.output
+    assert "Traceback" not in result.output

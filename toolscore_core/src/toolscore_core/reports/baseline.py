@@ -18,6 +18,8 @@ value, so never a credential)::
                  "policy_violations": 0, "credentials": 0}
     }
 
+Its JSON Schema ships as ``toolscore_core/schemas/baseline.schema.json``.
+
 A regression is: the score falls by more than the tolerance, or a run has more policy
 violations or more credentials in tool arguments than the baseline had. Each metric's
 change is reported, but only the score decides (metrics trade off against each other).
@@ -148,7 +150,24 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     mode = data.get("mode")
     if mode is not None and not isinstance(mode, str):
         raise InputError("'mode' must be a string", file=file, location="$.mode")
+    _check_schema(data, file)
     return data
+
+
+def _check_schema(data: dict[str, Any], file: Path) -> None:
+    """Whatever the checks above did not name: the shipped schema (schemas/baseline.schema.json)."""
+    import fastjsonschema
+
+    from toolscore_core.contracts import validator
+    from toolscore_core.files import json_path
+
+    try:
+        validator("baseline")(data)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        where = json_path([str(p) for p in (exc.path or [])[1:]])
+        message = str(exc.message).split(" ", 1)[-1] if str(exc.message).startswith("data") else str(exc.message)
+        raise InputError(message, file=file, location=where,
+                         expected="a baseline written by `toolscore eval --save-baseline`") from None
 
 
 @attrs.frozen
