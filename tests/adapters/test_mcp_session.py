@@ -170,3 +170,30 @@ def test_a_fresh_recording_of_the_real_server_reads_the_same(tmp_path: Path, ada
     assert live.source_format == "mcp"
     assert [(c.tool, c.args, c.is_error, c.error) for c in live] == [
         (c.tool, c.args, c.is_error, c.error) for c in McpSessionAdapter().load(_lines(SESSION))]
+
+
+@pytest.mark.slow
+def test_a_session_written_by_toolscore_mcp_record_reads_back(tmp_path: Path, adapter_pm: Any) -> None:
+    """The writer of the format (the relay behind `toolscore mcp record`) and this reader agree,
+    and pairing its messages alone gives the same calls as its `call` lines."""
+    import sys
+
+    from toolscore_mcp.client import MCPStdioClient
+
+    module = _recorder_module()
+    if shutil.which("node") is None or not module.MEMORY.exists():
+        pytest.skip("node or server-memory is not installed (run `make servers`)")
+    session = tmp_path / "session.json"
+    relay = [sys.executable, "-m", "toolscore_core.cli", "mcp", "record", "-o", str(session), "--"]
+    env_server = ["env", f"MEMORY_FILE_PATH={tmp_path / 'memory.jsonl'}", "node", str(module.MEMORY)]
+    with MCPStdioClient([*relay, *env_server], timeout=20) as client:
+        client.call_tool("create_entities", {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]})
+        client.call_tool("open_nodes", {"names": "Ada"})  # wrong type: the server answers isError
+        client.call_tool("read_graph", {})
+    trace = load_trace_file(session, pm=adapter_pm)
+    assert trace.source_format == "mcp"
+    assert [(c.tool, c.is_error) for c in trace] == [("create_entities", False), ("open_nodes", True), ("read_graph", False)]
+    assert trace.metadata["call_lines"] == 3
+    assert "Invalid arguments for tool open_nodes" in trace[1].error
+    rebuilt = _write(tmp_path / "msgs.jsonl", [e for e in _lines(session) if "call" not in e])
+    assert _essence(McpSessionAdapter().load_path(rebuilt)) == _essence(trace)

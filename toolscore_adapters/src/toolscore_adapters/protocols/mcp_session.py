@@ -111,6 +111,8 @@ def _call_line(raw: Any, where: str) -> tuple[ToolCall, float | None]:
     if not isinstance(tool, str) or not tool:
         raise InputError(f"call line has no tool name ({tool!r})", location=f"{where}: call.tool")
     metadata: dict[str, Any] = {"jsonrpc_id": raw.get("id")}
+    if isinstance(raw.get("error_code"), int):
+        metadata["jsonrpc_error_code"] = raw["error_code"]  # the recorder keeps a JSON-RPC error's code
     args = arguments(raw.get("args"), metadata)
     result = raw.get("result")
     structured = None
