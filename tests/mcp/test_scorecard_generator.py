@@ -195,3 +195,20 @@ def test_generated_scenarios_respect_random_schemas(props: dict[str, Any], data:
     for scenario in generated.edge:
         if scenario.expect == "reject":
             assert not _valid(validate, scenario.args), (scenario.kind, scenario.args)
+
+
+@pytest.mark.parametrize("prop", [
+    {"type": "integer", "minimum": 0.5, "maximum": 3.7},
+    {"type": "integer", "maximum": 0},
+    {"type": "number", "exclusiveMaximum": 0},
+    {"type": "number", "exclusiveMinimum": 1.5, "exclusiveMaximum": 2.5},
+    {"type": "integer", "minimum": 7, "maximum": 7},
+])
+def test_odd_but_satisfiable_bounds_are_handled_without_a_finding(prop: dict[str, Any]) -> None:
+    tool = {"name": "n", "inputSchema": {"type": "object", "properties": {"x": prop}, "required": ["x"]}}
+    validate = _validator(tool)
+    generated = generate_for_tool(tool)
+    assert generated.findings == ()
+    assert generated.happy and all(_valid(validate, s.args) for s in generated.happy)
+    assert any(s.kind == "out_of_range" for s in generated.edge)
+    assert all(not _valid(validate, s.args) for s in generated.edge if s.expect == "reject")
