@@ -106,3 +106,12 @@ def test_live_crew_output_when_crewai_is_installed() -> None:
     live = CrewOutput.model_validate(_load("crewai_crew_output.json"))
     assert CrewAIAdapter().detect(live) == 1.0
     assert _summary(CrewAIAdapter().load(live)) == CALLS
+
+
+def test_react_action_input_that_is_not_json_leaves_arguments_unknown() -> None:
+    task = {"raw": "x", "agent": "clerk", "messages": [
+        {"role": "assistant", "content": "Thought: look\nAction: search\nAction Input: ada@example.com\nObservation: found"},
+    ]}
+    call = CrewAIAdapter().load(task).calls[0]
+    assert call.tool == "search" and call.args is None
+    assert call.metadata["unparsed_arguments"] == "ada@example.com" and call.result == "found"

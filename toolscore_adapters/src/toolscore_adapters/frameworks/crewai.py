@@ -97,8 +97,7 @@ def _task_calls(task: dict[str, Any], path: tuple[str | int, ...]) -> list[ToolC
         elif role == "assistant" and isinstance(message.get("content"), str):
             match = _REACT.search(message["content"])
             if match:
-                call = {"tool": match["tool"].strip(), "id": None,
-                        "args": parse_arguments(match["args"].strip() or None, where=where(*here, "content"))}
+                call = {"tool": match["tool"].strip(), "id": None, **_react_arguments(match["args"].strip())}
                 if match["obs"] is not None:
                     call.update(result=match["obs"].strip(), is_error=False)
                 calls.append(call)
@@ -112,6 +111,18 @@ def _task_calls(task: dict[str, Any], path: tuple[str | int, ...]) -> list[ToolC
     for n, record in enumerate(failures):
         _join_failure(record, calls, (*path, "tool_failures", n))
     return [ToolCall(**call) for call in calls]
+
+
+def _react_arguments(text: str) -> dict[str, Any]:
+    """ReAct ``Action Input`` is free text the model wrote: a JSON object is the arguments;
+    anything else leaves them unknown (None) and keeps the text in metadata, since CrewAI
+    itself would have rejected that call."""
+    if not text:
+        return {"args": {}}
+    try:
+        return {"args": parse_arguments(text, where="Action Input")}
+    except InputError:
+        return {"args": None, "metadata": {"unparsed_arguments": text}}
 
 
 def _native_call(raw: Any, path: tuple[str | int, ...]) -> dict[str, Any]:
