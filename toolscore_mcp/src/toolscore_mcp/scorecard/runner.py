@@ -242,14 +242,17 @@ class ScenarioRunner:
         hanging tool must not fill every slot), and none of a tool that already hung that often
         (those go to the suspects, decided one at a time)."""
         busy = Counter(scenario.tool for _, scenario in in_flight.values())
-        for position, (index, scenario) in enumerate(queue):
-            if hung[scenario.tool] + busy[scenario.tool] >= self.options.max_timeouts and hung[scenario.tool]:
+        position = 0
+        while position < len(queue):
+            index, scenario = queue[position]
+            if hung[scenario.tool] and hung[scenario.tool] + busy[scenario.tool] >= self.options.max_timeouts:
                 del queue[position]
                 suspects.append((index, scenario))
-                return self._next_launchable(queue, in_flight, hung, suspects)
+                continue
             if busy[scenario.tool] < self.options.max_timeouts:
                 del queue[position]
                 return index, scenario
+            position += 1
         return None
 
     def _sequential_phase(self, plan: list[tuple[int, Scenario]]) -> None:
