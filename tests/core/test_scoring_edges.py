@@ -204,3 +204,21 @@ def test_findings_are_bounded_on_long_traces() -> None:
     mismatches = [f for f in result.findings if f.code == "argument-mismatch"]
     assert len(mismatches) == evaluation_module.MAX_FINDINGS_PER_CODE + 1
     assert "280 more" in mismatches[-1].message
+
+
+def test_live_openai_response_object_is_scored_through_the_adapters(plugin_manager, register_plugin) -> None:  # type: ignore[no-untyped-def]
+    openai_types = pytest.importorskip("openai.types.chat")
+    adapters_plugin = pytest.importorskip("toolscore_adapters.plugin")
+    register_plugin(adapters_plugin, kinds=["adapters"])
+    response = openai_types.ChatCompletion.model_validate({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4.1-mini",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function",
+                            "function": {"name": "get_weather", "arguments": "{\"city\": \"New York\"}"}}]}}],
+    })
+    result = evaluate([{"tool": "get_weather", "args": {"city": "NYC"}}], response,
+                      plugin_manager=plugin_manager)
+    assert result.selection_accuracy == 1.0
+    assert result.argument_f1 == 0.0
+    assert result.actual.calls[0].args == {"city": "New York"}
