@@ -116,3 +116,19 @@ def test_evaluate_accepts_a_live_sdk_response(installed_plugin_manager):
     assert result.actual.source_format == "openai"
     assert result.selection_accuracy == 1.0
     assert result.argument_f1 == 1.0
+
+
+def test_evaluate_trace_reads_provider_files_json_lines_included(tmp_path, installed_plugin_manager):
+    import json
+
+    from toolscore import evaluate_trace
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"tool": tool, "args": args} for _, tool, args in S.expected_calls()]),
+                    encoding="utf-8")
+    for name in ("openai_messages.jsonl", "anthropic_messages.json", "gemini_contents_camel.json",
+                 "langgraph_stream_updates.json"):
+        result = evaluate_trace(gold, FIX / name, plugin_manager=installed_plugin_manager)
+        assert result.selection_accuracy == 1.0, name
+        assert result.argument_f1 == 1.0, name
+        assert len(result.actual.calls) == 5

@@ -124,7 +124,7 @@ def result_text(content: Any) -> Any:
     """Flatten provider result content (a string, or a list of text blocks) into text;
     anything else is returned as it is."""
     if isinstance(content, list):
-        texts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        texts: list[str] = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
         if texts and len(texts) == len(content):
             return "\n".join(texts)
     return content

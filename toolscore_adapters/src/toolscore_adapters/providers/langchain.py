@@ -41,20 +41,22 @@ def normalize_message(item: Any) -> tuple[str, dict[str, Any], str]:
     ``remove``."""
     if not isinstance(item, dict):
         if module_style(item) == LANGCHAIN:
-            kind = getattr(item, "type", "")
-            return _CLASS_KINDS.get(kind, kind), {f: getattr(item, f, None) for f in _FIELDS}, ""
+            live_kind = str(getattr(item, "type", ""))
+            return _CLASS_KINDS.get(live_kind, live_kind), {f: getattr(item, f, None) for f in _FIELDS}, ""
         raise InputError(f"is not a LangChain message (a {type(item).__name__})")
     if item.get("lc") == 1 and item.get("type") == "constructor":
         ident = item.get("id")
         cls = ident[-1] if isinstance(ident, list) and ident and isinstance(ident[-1], str) else ""
         kwargs = item.get("kwargs")
         fields = kwargs if isinstance(kwargs, dict) else {}
-        kind = fields.get("type") if isinstance(fields.get("type"), str) else _CLASS_KINDS.get(cls, "")
+        declared = fields.get("type")
+        kind = declared if isinstance(declared, str) else _CLASS_KINDS.get(cls, "")
         return _CLASS_KINDS.get(kind, kind), fields, ".kwargs"
     if isinstance(item.get("data"), dict) and isinstance(item.get("type"), str):
-        return _CLASS_KINDS.get(item["type"], item["type"]), item["data"], ".data"
-    kind = item.get("type")
-    return (_CLASS_KINDS.get(kind, kind) if isinstance(kind, str) else ""), item, ""
+        data_kind: str = item["type"]
+        return _CLASS_KINDS.get(data_kind, data_kind), item["data"], ".data"
+    flat_kind = item.get("type")
+    return (_CLASS_KINDS.get(flat_kind, flat_kind) if isinstance(flat_kind, str) else ""), item, ""
 
 
 def read_messages(messages: list[Any], place: Place, provider: str) -> Trace:
@@ -108,7 +110,8 @@ def _ai_calls(fields: dict[str, Any], at: str, book: CallBook) -> int:
         if not isinstance(call, dict):
             continue
         where = f"{at}.invalid_tool_calls[{j}]"
-        name = call.get("name") if isinstance(call.get("name"), str) and call.get("name") else "(unnamed)"
+        raw_name = call.get("name")
+        name = raw_name if isinstance(raw_name, str) and raw_name else "(unnamed)"
         call_id = call.get("id") or f"invalid_{where}"
         book.call(name, None, call_id=call_id, location=where, metadata={"invalid_arguments": call.get("args")})
         book.result(call_id=call_id, is_error=True,

@@ -180,8 +180,8 @@ def validate(app: App, trace: Path, fmt: str | None, as_json: bool) -> None:
     """
     from toolscore_core.traces import load_trace_file
 
-    forced = bool(fmt) and fmt != "auto"
-    if forced:
+    forced = fmt is not None and fmt not in ("", "auto")
+    if fmt is not None and forced:
         app.registry("adapters").get(fmt)  # an unknown name fails here, with suggestions
         ranking: list[tuple[str, float]] = []
     else:
