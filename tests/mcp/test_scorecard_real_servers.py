@@ -130,3 +130,23 @@ def test_python_sdk_server_in_the_2026_era(py_modern_command: list[str]) -> None
     check_sane(card, min_tools=1)
     assert card.protocol_version == "2026-07-28"
 
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_cli_grades_a_streamable_http_url(everything_http_offline: str, tmp_path: Path) -> None:
+    import json
+    import sys
+
+    summary = tmp_path / "summary.md"
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolscore_core.cli", "mcp", "test", everything_http_offline, "--concurrency", "4",
+         "--timeout", "2", "--max-timeouts", "1", "--report", "json", "--ci"],
+        capture_output=True, text=True, timeout=120, encoding="utf-8",
+        env={**os.environ, "GITHUB_STEP_SUMMARY": str(summary)})
+    assert "Traceback" not in proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["server_name"] == "mcp-servers/everything" and data["grade"] in "ABCDF"
+    # its long-running tool times out (an error): --ci fails the job and says so in the summary
+    assert proc.returncode == 1 and "blocking issue" in proc.stderr
+    assert summary.read_text(encoding="utf-8").startswith("## ❌ MCP server check failed")
