@@ -64,7 +64,15 @@ def call_key(call: ToolCall) -> Any:
 
 
 def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str, Any], list[Finding]]:
-    """Failed calls, blind retries and loops (identical calls)."""
+    """Failed calls, blind retries and loops.
+
+    - ``error_count`` / ``error_rate``: calls known to have failed (``is_error`` True);
+      denied calls are counted apart (``denied_count``), unknown outcomes too.
+    - ``retry_after_error_count``: blind retries, i.e. calls whose previous call of the same
+      tool failed and which repeat it with identical arguments.
+    - ``identical_rate``: share of calls that repeat an earlier call exactly (same tool,
+      same arguments); a call made 3 or more times gets a ``loop`` finding.
+    """
     total = len(calls)
     failed = [i for i, c in enumerate(calls) if c.is_error is True]
     denied = [i for i, c in enumerate(calls) if c.denied]
