@@ -144,6 +144,7 @@ def test_ci_writes_the_verdict_to_the_job_summary_and_fails_on_blocking_issues(t
     assert "### MCP Scorecard: notes-server 1.0.0" in text and "**Grade: B**" in text
 
 
+@pytest.mark.slow
 def test_ci_passes_a_clean_server_and_works_without_a_summary_file(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     passed = toolscore("mcp", "test", CLEAN, "--ci", "--fail-under", "A", env={"GITHUB_STEP_SUMMARY": str(summary)})
