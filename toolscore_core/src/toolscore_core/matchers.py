@@ -279,8 +279,11 @@ def matches(expected: Any, actual: Any) -> bool:
 
 def has_matcher(value: Any) -> bool:
     """True when a matcher sits anywhere inside ``value``."""
-    if type(value) in _SCALARS or value is None:
+    kind = type(value)
+    if kind in _SCALARS or value is None:
         return False
+    if kind is dict:  # fast path for the usual flat argument dict
+        return any(type(v) not in _SCALARS and v is not None and has_matcher(v) for v in value.values())
     if isinstance(value, Matcher):
         return True
     if isinstance(value, Mapping):

@@ -362,7 +362,7 @@ def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, *, exact: 
                         reason=f"same tool `{exp.tool}`; arguments not checked"), Credit(0, 0, 0)
     if exact:
         units = len(exp.args) or 1
-        scores = {k: 1.0 for k in exp.args}
+        scores = dict.fromkeys(exp.args, 1.0)
         return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True, argument_scores=scores,
                         reason=f"same tool `{exp.tool}` with identical arguments"), Credit(units, units, units)
     scores, problems = explain_arguments(exp, act)
