@@ -17,7 +17,7 @@ Hooks may later gain arguments; implementations may always accept fewer than spe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -37,9 +37,6 @@ if TYPE_CHECKING:  # keep this module free to import: no click, no model code at
 
 _spec = pluggy.HookspecMarker("toolscore")
 
-Items = Any  # one item or a sequence of items; see each hook for the item type
-
-
 @_spec
 def toolscore_register_adapters() -> type[TraceAdapter] | Sequence[type[TraceAdapter] | TraceAdapter]:
     """Return the trace adapters this plugin provides.
@@ -54,6 +51,7 @@ def toolscore_register_adapters() -> type[TraceAdapter] | Sequence[type[TraceAda
 
     :returns: an adapter class or instance, or a sequence of them.
     """
+    raise NotImplementedError  # a specification: plugins implement it
 
 
 @_spec
@@ -69,6 +67,7 @@ def toolscore_register_metrics() -> type[Metric] | Sequence[type[Metric] | Metri
 
     :returns: a metric class or instance, or a sequence of them.
     """
+    raise NotImplementedError
 
 
 @_spec
@@ -83,6 +82,7 @@ def toolscore_register_lint_rules() -> type[LintRule] | Sequence[type[LintRule] 
 
     :returns: a rule class or instance, or a sequence of them.
     """
+    raise NotImplementedError
 
 
 @_spec
@@ -97,6 +97,7 @@ def toolscore_register_guards() -> type[Guard] | Sequence[type[Guard] | Guard]:
 
     :returns: a guard class or instance, or a sequence of them.
     """
+    raise NotImplementedError
 
 
 @_spec
@@ -111,6 +112,7 @@ def toolscore_register_providers() -> type[Provider] | Sequence[type[Provider] |
 
     :returns: a provider class or instance, or a sequence of them.
     """
+    raise NotImplementedError
 
 
 @_spec
@@ -126,6 +128,7 @@ def toolscore_register_exporters() -> type[Exporter] | Sequence[type[Exporter] |
 
     :returns: an exporter class or instance, or a sequence of them.
     """
+    raise NotImplementedError
 
 
 @_spec
@@ -139,3 +142,4 @@ def toolscore_register_commands() -> click.Command | Sequence[click.Command]:
 
     :returns: a click command, or a sequence of them.
     """
+    raise NotImplementedError

@@ -8,7 +8,7 @@ answer has ``is_error=None``, not ``False``; an argument an exporter did not rec
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 import attrs
@@ -20,8 +20,12 @@ Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 
 
-def _freeze_dict(value: Mapping[str, Any] | None) -> dict[str, Any]:
-    return dict(value) if value is not None else {}
+def _as_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
+    """attrs converter: accept any iterable (lists from JSON, generators) and store a tuple.
+
+    Typed loosely on purpose: with ``converter=tuple`` mypy infers the constructor argument
+    as ``Iterable[_T_co]`` and rejects every call site."""
+    return tuple(value)
 
 
 @attrs.frozen(slots=True)
@@ -75,7 +79,7 @@ _CALL_KEYS: tuple[str, ...] = tuple(a.name for a in attrs.fields(ToolCall))
 class Trace:
     """What an agent did in one run: its tool calls in order, and its final answer."""
 
-    calls: tuple[ToolCall, ...] = attrs.field(factory=tuple, converter=tuple)
+    calls: tuple[ToolCall, ...] = attrs.field(factory=tuple, converter=_as_tuple)
     final_answer: str | None = None
     source_format: str | None = None
     metadata: dict[str, Any] = attrs.field(factory=dict)
@@ -116,8 +120,8 @@ class ForbiddenRule:
 class Contract:
     """Everything a gold file can say about a task."""
 
-    expected: tuple[ExpectedCall, ...] = attrs.field(factory=tuple, converter=tuple)
-    forbidden: tuple[ForbiddenRule, ...] = attrs.field(factory=tuple, converter=tuple)
+    expected: tuple[ExpectedCall, ...] = attrs.field(factory=tuple, converter=_as_tuple)
+    forbidden: tuple[ForbiddenRule, ...] = attrs.field(factory=tuple, converter=_as_tuple)
     weights: dict[str, float] = attrs.field(factory=dict)
     min_score: float | None = None
     mode: str | None = None
@@ -159,7 +163,7 @@ class ServerDefinition:
     version: str | None = None
     instructions: str | None = None
     protocol_version: str | None = None
-    tools: tuple[ToolDefinition, ...] = attrs.field(factory=tuple, converter=tuple)
+    tools: tuple[ToolDefinition, ...] = attrs.field(factory=tuple, converter=_as_tuple)
 
     def tool_names(self) -> list[str]:
         return [tool.name for tool in self.tools]
@@ -177,7 +181,7 @@ class CallPair:
     reason: str = ""
     # Per-argument problems of a same-tool pair, already redacted and shortened:
     # {"argument", "problem" (mismatch|missing|unexpected|not recorded), "expected", "actual"}.
-    mismatches: tuple[dict[str, str], ...] = attrs.field(factory=tuple, converter=tuple)
+    mismatches: tuple[dict[str, str], ...] = attrs.field(factory=tuple, converter=_as_tuple)
 
 
 @attrs.frozen(slots=True)
@@ -200,10 +204,10 @@ class Evaluation:
     required_call_recall: float
     weights: dict[str, float] = attrs.field(factory=dict)
     metrics: dict[str, Any] = attrs.field(factory=dict)
-    findings: tuple[Finding, ...] = attrs.field(factory=tuple, converter=tuple)
+    findings: tuple[Finding, ...] = attrs.field(factory=tuple, converter=_as_tuple)
     policy_violations: list[dict[str, Any]] = attrs.field(factory=list)
-    pairs: tuple[CallPair, ...] = attrs.field(factory=tuple, converter=tuple)
-    expected: tuple[ExpectedCall, ...] = attrs.field(factory=tuple, converter=tuple)
+    pairs: tuple[CallPair, ...] = attrs.field(factory=tuple, converter=_as_tuple)
+    expected: tuple[ExpectedCall, ...] = attrs.field(factory=tuple, converter=_as_tuple)
     actual: Trace = attrs.field(factory=Trace)
     mode: str = "default"
     min_score: float | None = None

@@ -248,7 +248,7 @@ class PluginManager(pluggy.PluginManager):
 
 
 def _truthy(value: str | None) -> bool:
-    return bool(value) and value.strip().lower() not in {"0", "false", "no", "off", ""}
+    return value is not None and value.strip().lower() not in {"0", "false", "no", "off", ""}
 
 
 def _core_version() -> str:

@@ -53,7 +53,8 @@ class CustomCallListAdapter(TraceAdapter):
         if not isinstance(calls_data, (list, tuple)):
             raise InputError("is not a list of tool calls", location=json_path(prefix),
                              expected='a list of {"tool": NAME, "args": {...}} objects')
-        return Trace(calls=[self._call(c, [*prefix, i]) for i, c in enumerate(calls_data)],
+        calls = tuple(self._call(c, [*prefix, i]) for i, c in enumerate(calls_data))
+        return Trace(calls=calls,
                      final_answer=final_answer, source_format=self.name, metadata=metadata)
 
     def _call(self, item: Any, where: list[str | int]) -> ToolCall:
