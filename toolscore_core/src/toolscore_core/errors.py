@@ -56,15 +56,20 @@ class InputError(ToolscoreError, ValueError):
         )
 
     def render(self) -> str:
-        """One paragraph: ``FILE, at PLACE: MESSAGE. Expected ... . Fix: ...``."""
+        """One paragraph: ``FILE, at PLACE: MESSAGE. Expected ... . Fix ...``."""
         where = ", ".join(part for part in (self.file, f"at {self.location}" if self.location else None) if part)
-        text = f"{where}: {self.message}" if where else self.message
-        text = text.rstrip(".") + "."
+        text = _sentence(f"{where}: {self.message}" if where else self.message)
         if self.expected:
-            text += f" Expected {self.expected.rstrip('.')}."
+            text += " " + _sentence(f"Expected {self.expected}")
         if self.hint:
-            text += f" {self.hint.rstrip('.')}."
+            text += " " + _sentence(self.hint)
         return text
+
+
+def _sentence(text: str) -> str:
+    """End ``text`` with exactly one full stop, unless it already ends a sentence."""
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 class PluginError(ToolscoreError):
