@@ -112,3 +112,22 @@ def test_bad_messages_are_input_errors_with_their_place() -> None:
         JsonRpcAdapter().load([_messages()[0], {"hello": "world"}])
     with pytest.raises(InputError, match="not a list of JSON-RPC messages"):
         JsonRpcAdapter().load("tools/call")
+
+
+def test_json_lines_traffic_is_streamed_and_errors_name_the_line(tmp_path: Path, adapter_pm: Any) -> None:
+    adapter = JsonRpcAdapter()
+    for name in ("memory_traffic.jsonl", "memory_traffic_dir.jsonl"):
+        path = FIXTURES / name
+        assert adapter.detect_path(path, path.read_bytes()[:65536]) == 0.9
+        trace = adapter.load_path(path)
+        assert _essence(trace) == _essence(JsonRpcAdapter().load(_messages()))
+        assert trace.metadata["messages"] == len(_messages())
+    listed = FIXTURES / "memory_traffic.json"  # a JSON list: parsed whole, not streamed
+    assert adapter.detect_path(listed, listed.read_bytes()[:65536]) == 0.0
+    lines = (FIXTURES / "memory_traffic_dir.jsonl").read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([*lines[:3], '{"dir": "c2s", "msg": {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}}',
+                                 *lines[3:]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_trace_file(broken, pm=adapter_pm)
+    assert "line 4, msg" in str(err.value) and "no 'params' object" in str(err.value) and str(broken) in str(err.value)

@@ -8,9 +8,11 @@ A recording with the ``toolscore mcp record`` header is the ``mcp`` adapter's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
+from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
 from toolscore_adapters.protocols.jsonrpc_pairing import (
     Message,
     is_message,
@@ -36,26 +38,59 @@ class JsonRpcAdapter(TraceAdapter):
             return 0.9
         return 0.0
 
+    def detect_path(self, path: Path, head: bytes) -> float:
+        """Claim JSON Lines traffic (streamed by :meth:`load_path`); a JSON list is judged parsed."""
+        first = first_line(head)
+        return 0.9 if isinstance(first, dict) and _is_item(first) else 0.0
+
     def load(self, data: Any) -> Trace:
         if is_message(data):
             data = [data]
         if not isinstance(data, (list, tuple)):
             raise InputError(f"is not a list of JSON-RPC messages ({type(data).__name__})", location="$",
                              expected='[{"jsonrpc": "2.0", "id": 1, "method": "tools/call", ...}, ...]')
-        found = tool_calls(_messages(data))
+        return self._trace(_messages(enumerate(data), "$[{}]"), len(data))
+
+    def load_path(self, path: Path) -> Trace:
+        lines = iter_json_lines(path, expected="one JSON-RPC message (or {\"dir\", \"msg\"} object) per line")
+        counted = _Counter(lines)
+        try:
+            return self._trace(_messages(counted, "line {}"), counted)
+        except InputError as exc:
+            raise exc.with_file(path) from None
+
+    def _trace(self, messages: Iterator[Message], count: int | _Counter) -> Trace:
+        found = tool_calls(messages)
         found.sort(key=lambda c: c[1])  # request order is the call order
         answered = sum(1 for _, _, c in found if c.is_error is not None)
         return Trace(calls=[c for _, _, c in found], source_format=self.name,
-                     metadata={"messages": len(data), "tool_calls": len(found), "answered": answered})
+                     metadata={"messages": int(count), "tool_calls": len(found), "answered": answered})
 
 
-def _messages(data: list[Any] | tuple[Any, ...]) -> Iterator[Message]:
-    for i, item in enumerate(data):
-        where = f"$[{i}]"
+class _Counter:
+    """Passes ``(number, value)`` pairs through, counting them (the message count of a stream)."""
+
+    def __init__(self, items: Iterator[tuple[int, Any]]) -> None:
+        self._items = items
+        self.count = 0
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        for item in self._items:
+            self.count += 1
+            yield item
+
+    def __int__(self) -> int:
+        return self.count
+
+
+def _messages(items: Iterable[tuple[int, Any]], place: str) -> Iterator[Message]:
+    for i, item in items:
+        where = place.format(i)
         if is_wrapped(item):
             t = item.get("t")
             t = float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None
-            yield Message(msg=item["msg"], where=f"{where}.msg", direction=item["dir"], t=t)
+            inner = f"{where}.msg" if where.startswith("$") else f"{where}, msg"
+            yield Message(msg=item["msg"], where=inner, direction=item["dir"], t=t)
         elif is_message(item) or (isinstance(item, list) and all(is_message(v) for v in item)):
             yield Message(msg=item, where=where)
         else:
