@@ -146,3 +146,35 @@ def test_gemini_function_call_without_a_name_is_an_input_error(installed_plugin_
     with pytest.raises(InputError) as err:
         load_trace(contents, format="gemini", pm=installed_plugin_manager)
     assert err.value.location == "$[0].parts[0].functionCall.name"
+
+
+def test_server_tools_and_mcp_connector_tools_are_calls(installed_plugin_manager):
+    from anthropic.types import Message
+    from anthropic.types.beta import BetaMCPToolResultBlock, BetaMCPToolUseBlock
+
+    reply = Message.model_validate({
+        "id": "msg_srv", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+        "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "refund law"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+             "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}},
+            {"type": "server_tool_use", "id": "srvtoolu_2", "name": "web_search", "input": {"query": "policy"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_2", "content": [
+                {"type": "web_search_result", "url": "https://example.com", "title": "Policy",
+                 "encrypted_content": "abc", "page_age": None}]},
+        ],
+    })
+    mcp_use = BetaMCPToolUseBlock(type="mcp_tool_use", id="mcptoolu_1", name="read_graph", server_name="memory",
+                                  input={})
+    mcp_result = BetaMCPToolResultBlock(type="mcp_tool_result", tool_use_id="mcptoolu_1", is_error=False,
+                                        content=[{"type": "text", "text": "{}"}])
+    messages = [{"role": "user", "content": "look it up"}, {"role": "assistant", "content": reply.content},
+                {"role": "assistant", "content": [mcp_use, mcp_result]}]
+    trace = load_trace(messages, pm=installed_plugin_manager)
+    assert trace.source_format == "anthropic"
+    assert [(c.id, c.tool, c.is_error) for c in trace.calls] == [
+        ("srvtoolu_1", "web_search", True), ("srvtoolu_2", "web_search", False), ("mcptoolu_1", "read_graph", False)]
+    assert trace.calls[0].metadata["block_type"] == "server_tool_use"
+    assert trace.calls[2].metadata["server_name"] == "memory"
+    assert trace.calls[2].result == "{}"

@@ -57,7 +57,7 @@ _RESPONSES_ITEMS = frozenset({
 })
 _RESPONSES_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file", "input_audio"})
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
-                               "web_search_tool_result"})
+                               "web_search_tool_result", "mcp_tool_use", "mcp_tool_result"})
 _OPENAI_PARTS = frozenset({"image_url", "input_audio"})
 _GEMINI_PART_KEYS = frozenset({
     "text", "functionCall", "function_call", "functionResponse", "function_response", "inlineData",

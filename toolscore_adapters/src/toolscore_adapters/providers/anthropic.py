@@ -1,7 +1,10 @@
 """Anthropic Messages API: ``Message`` objects and message histories.
 
 The assistant's ``tool_use`` blocks are answered by ``tool_result`` blocks in the next
-user turn, paired by ``tool_use_id``; ``is_error: true`` marks a failed call. Content
+user turn, paired by ``tool_use_id``; ``is_error: true`` marks a failed call. Server tools
+(``server_tool_use`` with a ``web_search_tool_result``-style answer, an ``..._error``
+content object on failure) and MCP connector tools (``mcp_tool_use`` / ``mcp_tool_result``)
+are calls too, marked in their metadata. Content
 may be SDK block objects (``message.content`` appended as it is) or plain dicts. The
 final answer is the text of the last assistant turn that asked for no tool.
 """
@@ -19,6 +22,18 @@ from toolscore_adapters.providers._shapes import (
     placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
+
+# Client tools (tool_use), server tools run by Anthropic (server_tool_use: web search, code
+# execution ...) and the MCP connector's remote tools (mcp_tool_use); their results are
+# tool_result / <name>_tool_result / mcp_tool_result blocks naming the tool_use_id.
+_CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+
+
+def _is_error_content(content: Any) -> bool:
+    """Server tools report failure as a content object typed ``..._error``."""
+    content = as_plain(content)
+    kind = content.get("type") if isinstance(content, dict) else None
+    return isinstance(kind, str) and kind.endswith("_error")
 
 
 class AnthropicAdapter(TraceAdapter):
@@ -77,19 +92,25 @@ class AnthropicAdapter(TraceAdapter):
                     continue
                 kind = block.get("type")
                 where = f"{at}.content[{j}]"
-                if kind == "tool_use":
+                if kind in _CALL_BLOCKS:
                     name = block.get("name")
                     if not isinstance(name, str) or not name:
                         raise InputError(f"the tool name must be a non-empty string, not {name!r}",
                                          location=f"{where}.name")
                     args = parse_arguments(block.get("input", {}), where=f"{where}.input")
-                    book.call(name, args, call_id=block.get("id"), location=where)
+                    block_meta: dict[str, Any] | None = None
+                    if kind != "tool_use":
+                        block_meta = {"block_type": kind}
+                        if isinstance(block.get("server_name"), str):
+                            block_meta["server_name"] = block["server_name"]
+                    book.call(name, args, call_id=block.get("id"), location=where, metadata=block_meta)
                     asked = True
-                elif kind == "tool_result":
+                elif isinstance(kind, str) and (kind == "tool_result" or kind.endswith("_tool_result")):
                     flag = block.get("is_error")
-                    book.result(call_id=block.get("tool_use_id"), result=_result_value(block.get("content")),
-                                is_error=bool(flag) if flag is not None else False,
-                                duration=read_duration(block), location=where)
+                    content = block.get("content")
+                    failed = bool(flag) if flag is not None else _is_error_content(content)
+                    book.result(call_id=block.get("tool_use_id"), result=_result_value(content),
+                                is_error=failed, duration=read_duration(block), location=where)
             if message.get("role") == "assistant":
                 text = text_of(content)
                 final = None if asked else (text if text else final)
