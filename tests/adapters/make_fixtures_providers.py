@@ -95,6 +95,29 @@ def build_openai_messages() -> list[Any]:
     return messages
 
 
+def build_openai_stream() -> list[Any]:
+    """What ``stream=True`` yields for round 2: ChatCompletionChunk objects whose tool-call
+    deltas carry the id and name first and the argument string in pieces."""
+    from openai.types.chat import ChatCompletionChunk
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> Any:
+        return ChatCompletionChunk.model_validate({
+            "id": "chatcmpl-stream-1", "object": "chat.completion.chunk", "created": 1764660000,
+            "model": "gpt-4o-2024-08-06",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}],
+        })
+
+    chunks = [chunk({"role": "assistant", "content": None})]
+    for k, (cid, tool, args, _, _) in enumerate(ROUNDS[1]):
+        text = json.dumps(args)
+        chunks.append(chunk({"tool_calls": [{"index": k, "id": cid, "type": "function",
+                                             "function": {"name": tool, "arguments": ""}}]}))
+        for start in range(0, len(text), 7):
+            chunks.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": text[start:start + 7]}}]}))
+    chunks.append(chunk({}, finish="tool_calls"))
+    return chunks
+
+
 def build_openai_legacy_function_call() -> list[Any]:
     """The deprecated ``functions`` API: one ``function_call`` per turn, results in
     ``role="function"`` messages matched by name (there are no call ids)."""
@@ -346,6 +369,7 @@ def build_all() -> dict[str, Any]:
         "openai_chat_completion.json": _dump_models(build_openai_chat_completion()),
         "openai_messages.json": _dump_models(build_openai_messages(), exclude_none=True),
         "openai_legacy_function_call.json": _dump_models(build_openai_legacy_function_call(), exclude_none=True),
+        "openai_stream_chunks.json": _dump_models(build_openai_stream(), exclude_none=True),
         "openai_responses_response.json": _dump_models(build_openai_response()),
         "openai_responses_input.json": _dump_models(build_openai_responses_input(), exclude_none=True),
         "anthropic_message.json": _dump_models(build_anthropic_message()),

@@ -38,6 +38,7 @@ EXPECTED_FORMAT = {
     "openai_messages.json": "openai",
     "openai_messages.jsonl": "openai",
     "openai_legacy_function_call.json": "openai",
+    "openai_stream_chunks.json": "openai",
     "openai_responses_response.json": "openai-responses",
     "openai_responses_input.json": "openai-responses",
     "anthropic_message.json": "anthropic",

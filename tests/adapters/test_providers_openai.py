@@ -72,6 +72,25 @@ def test_saved_chat_completion(installed_plugin_manager):
     assert trace.metadata["id"] == "chatcmpl-fixture-1"
 
 
+def test_streamed_chunks_are_assembled(installed_plugin_manager):
+    live = B.build_openai_stream()
+    assert len(live) > 5  # the arguments really arrive in pieces
+    for trace in (load_trace(live, pm=installed_plugin_manager),
+                  load_trace_file(FIX / "openai_stream_chunks.json", pm=installed_plugin_manager)):
+        assert trace.source_format == "openai"
+        assert S.summary(trace) == [("call_orders_2", "list_orders", {"customer_id": "C-17"}),
+                                    ("call_policy_3", "get_refund_policy", {})]
+        assert [c.is_error for c in trace.calls] == [None, None]
+        assert trace.metadata["streamed_chunks"] == len(live)
+
+
+def test_a_stream_cut_short_names_the_deltas(installed_plugin_manager):
+    chunks = [c.model_dump(mode="json") for c in B.build_openai_stream()[:4]]  # arguments incomplete
+    with pytest.raises(InputError) as err:
+        load_trace(chunks, pm=installed_plugin_manager)
+    assert err.value.location == "$[*].choices[0].delta.tool_calls[0].function.arguments"
+
+
 def test_legacy_function_call_pairs_results_by_name(installed_plugin_manager):
     live = load_trace(B.build_openai_legacy_function_call(), pm=installed_plugin_manager)
     saved = load_trace_file(FIX / "openai_legacy_function_call.json", pm=installed_plugin_manager)

@@ -1,6 +1,7 @@
 """OpenAI Chat Completions: ``ChatCompletion`` responses and chat message histories.
 
-Reads a ``ChatCompletion`` (object or dict; the first choice), a request body
+Reads a ``ChatCompletion`` (object or dict; the first choice), the list of
+``ChatCompletionChunk`` a ``stream=True`` call yields (deltas assembled), a request body
 ``{"messages": [...]}``, a single assistant message, or a message list in which the
 assistant's ``tool_calls`` are answered by ``role="tool"`` messages (paired by
 ``tool_call_id``). The deprecated ``functions`` API is read too: an assistant
@@ -43,10 +44,65 @@ def _tool_name(raw: Any, location: str) -> str:
     return raw
 
 
+def _is_chunk(item: Any) -> bool:
+    if module_style(item) == OPENAI:
+        return type(item).__name__ == "ChatCompletionChunk"
+    return isinstance(item, dict) and item.get("object") == "chat.completion.chunk"
+
+
+def assemble_stream(chunks: list[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The assistant message a ``stream=True`` response adds up to (first choice): text
+    deltas joined, tool-call deltas merged by their ``index`` (the id and name arrive in
+    the first delta of a call, the argument string in pieces)."""
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    meta: dict[str, Any] = {"streamed_chunks": len(chunks)}
+    for i, raw in enumerate(chunks):
+        chunk = as_plain(raw)
+        if not isinstance(chunk, dict) or chunk.get("object") != "chat.completion.chunk":
+            raise InputError("every item of a streamed response must be a chat.completion.chunk", location=f"$[{i}]")
+        for key in ("id", "model"):
+            if isinstance(chunk.get(key), str):
+                meta.setdefault(key, chunk[key])
+        choices = chunk.get("choices")
+        if not isinstance(choices, list):
+            raise InputError("'choices' must be a list", location=f"$[{i}].choices")
+        for c, choice in enumerate(choices):
+            choice = as_plain(choice)
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = as_plain(choice.get("delta")) or {}
+            if not isinstance(delta, dict):
+                raise InputError("'delta' must be an object", location=f"$[{i}].choices[{c}].delta")
+            if isinstance(delta.get("content"), str):
+                text.append(delta["content"])
+            for d, piece in enumerate(as_plain(delta.get("tool_calls")) or ()):
+                if not isinstance(piece, dict) or type(piece.get("index", 0)) is not int:
+                    raise InputError("a tool-call delta needs an integer 'index'",
+                                     location=f"$[{i}].choices[{c}].delta.tool_calls[{d}]")
+                call = calls.setdefault(piece.get("index", 0), {"type": "function", "function": {"arguments": ""}})
+                if piece.get("id"):
+                    call["id"] = piece["id"]
+                function = as_plain(piece.get("function")) or {}
+                if isinstance(function, dict):
+                    if function.get("name"):
+                        call["function"]["name"] = function["name"]
+                    if isinstance(function.get("arguments"), str):
+                        call["function"]["arguments"] += function["arguments"]
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
+    if calls:
+        message["tool_calls"] = [calls[k] for k in sorted(calls)]
+    return message, meta
+
+
 def unwrap_completion(data: Any) -> tuple[list[Any], Place, dict[str, Any]]:
     """The message list inside ``data``, where each message sits in the file, and trace metadata."""
-    data = as_plain(data)
+    data = as_plain(data) if not isinstance(data, (list, tuple)) else list(data)
     if isinstance(data, list):
+        if data and _is_chunk(data[0]):
+            message, meta = assemble_stream(data)
+            # an error is located in the deltas of every chunk (JSONPath wildcard)
+            return [message], (lambda index: "$[*].choices[0].delta"), meta
         return data, placer([]), {}
     if not isinstance(data, dict):
         raise InputError(f"is not an OpenAI chat completion or message list (a {type(data).__name__})",
@@ -90,6 +146,8 @@ class OpenAIChatAdapter(TraceAdapter):
             if data.get("role") == "assistant" and (data.get("tool_calls") or data.get("function_call")):
                 return 0.85
             return 0.0
+        if isinstance(data, (list, tuple)) and data and _is_chunk(data[0]):
+            return 0.95
         return list_confidence(data, OPENAI, neutral=0.3)
 
     def load(self, data: Any) -> Trace:
