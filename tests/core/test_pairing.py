@@ -129,3 +129,67 @@ def test_ten_thousand_calls_of_one_tool_pair_correctly_and_in_bounded_time() -> 
     assert p.expected_to_actual == tuple(range(n))  # every call found its own partner
     assert p.matched_units == n and p.expected_units == 2 * n
     assert cpu < 10  # generous: the bench records the real figure (about 1 s)
+
+
+def _brute_force_best(expected: list[ExpectedCall], actual: list[ToolCall]) -> tuple[int, int]:
+    """Best (matched units, -precision units) over every maximum one-to-one same-tool pairing."""
+    from itertools import permutations
+
+    from toolscore_core.pairing import credit
+
+    best_per_tool = []
+    for tool in {e.tool for e in expected}:
+        e_idx = [i for i, e in enumerate(expected) if e.tool == tool]
+        a_idx = [j for j, a in enumerate(actual) if a.tool == tool]
+        k = min(len(e_idx), len(a_idx))
+        best = (0, 0)
+        if k:
+            best = (-1, 0)
+            for chosen_e in permutations(e_idx, k) if len(e_idx) > len(a_idx) else [tuple(e_idx)]:
+                for chosen_a in permutations(a_idx, k):
+                    credits = [credit(expected[i], actual[j]) for i, j in zip(chosen_e, chosen_a, strict=True)]
+                    best = max(best, (sum(c.matched for c in credits), -sum(c.actual_units for c in credits)))
+        best_per_tool.append(best)
+    return sum(b[0] for b in best_per_tool), sum(b[1] for b in best_per_tool)
+
+
+def test_pairing_is_optimal_against_brute_force_on_random_small_cases() -> None:
+    import random
+
+    rng = random.Random(2026)
+    values = [1, 2, True, "a", "b", None]
+    matchers = [ANY, Regex("a|b"), Regex("b")]
+    for _ in range(300):
+        def args(allow_matchers: bool) -> dict | None:
+            if allow_matchers and rng.random() < 0.15:
+                return None
+            out = {}
+            for key in rng.sample(["x", "y", "z"], rng.randint(0, 3)):
+                out[key] = rng.choice(matchers) if allow_matchers and rng.random() < 0.3 else rng.choice(values)
+            return out
+
+        expected = [E(rng.choice("fg"), args(True)) for _ in range(rng.randint(0, 5))]
+        actual = [A(rng.choice("fg"), args(False)) for _ in range(rng.randint(0, 5))]
+        p = pair_calls(expected, actual)
+        assert (p.matched_units, -p.actual_units) == _brute_force_best(expected, actual), (expected, actual)
+
+
+def test_small_windows_still_pair_every_call_they_can() -> None:
+    # Force many windows and uneven sides: the leftovers go round again until one side is empty.
+    expected = [E("t", {"i": i, "k": "x"}) for i in range(0, 90)]
+    actual = [A("t", {"i": i, "k": "y"}) for i in range(0, 60)]
+    p = pair_calls(expected, actual, window=7)
+    assert p.paired_count == 60
+    assert p.expected_to_actual[:60] == tuple(range(60))  # each actual call found its own i
+    assert p.matched_units == 60
+
+
+def test_long_misaligned_blocks_are_paired_by_content() -> None:
+    # 600 expected, 400 actual calls matching the LAST 400 of them (and one shared value
+    # everywhere): beyond one window, positions alone would pair the wrong calls.
+    expected = [E("t", {"id": f"order-{i}", "shop": "main", "n": i % 3}) for i in range(600)]
+    actual = [A("t", {"id": f"order-{i}", "shop": "main", "n": -1}) for i in range(200, 600)]
+    p = pair_calls(expected, actual)
+    assert p.paired_count == 400
+    assert p.expected_to_actual[200:] == tuple(range(400))
+    assert p.expected_to_actual[:200] == (None,) * 200

@@ -12,12 +12,15 @@ How it stays fast and bounded (10k calls of one tool in well under a second):
    values equals an actual call with identical arguments, which is always an optimal
    partner (no other actual call can match more of its arguments with fewer extras), so
    these pairs are fixed in O(n).
-3. What remains of each tool is solved with ``scipy.optimize.linear_sum_assignment`` on
-   consecutive windows of at most :data:`WINDOW` expected calls and a proportional slice of
-   the actual calls, both in trace order; calls a window left unpaired go round again
-   until one side is used up. When what remains fits one window (every ordinary trace),
-   the result is the exact optimum. The same algorithm runs at every size, so the same
-   content gets the same pairing whatever surrounds it in other tools.
+3. What remains of each tool is solved with ``scipy.optimize.linear_sum_assignment``.
+   When it fits one window of :data:`WINDOW` x :data:`WINDOW` calls (every ordinary
+   trace), that is the exact optimum. Beyond that, each window of expected calls is
+   solved against the actual calls that share its most distinctive argument values (an
+   inverted index), keeping pairs that match something, and what is left is paired in
+   trace order, window by window, until one side is used up (see ``_assign_block``).
+   Memory stays O(WINDOW^2) and time O(n * WINDOW). The same algorithm runs at every size,
+   and blocks never mix tools, so the same content gets the same pairing whatever
+   surrounds it in other tools or in exact matches.
 
 Argument credit (used by the pairing and by ``argument_f1``): an expected call with
 ``args=None`` checks nothing; ``{}`` checks that no argument was passed (one unit of
@@ -153,7 +156,7 @@ def _solve_window(
     act_idx: Sequence[int],
     expected: Sequence[ExpectedCall],
     actual: Sequence[ToolCall],
-) -> list[tuple[int, int]]:
+) -> list[tuple[int, int, int]]:
     """Optimal assignment inside one window (lexicographic: most matched units, then fewest
     unrequested actual arguments, then calls that succeeded, then closest positions)."""
     import numpy as np
@@ -163,7 +166,11 @@ def _solve_window(
     matched = np.zeros((n, m), dtype=np.int64)
     checked = np.array([expected[i].args is not None for i in exp_idx], dtype=bool)
     act_args = [actual[j].args for j in act_idx]
-    act_units = np.array([0 if a is None else (len(a) or 1) for a in act_args], dtype=np.int64)
+    # Precision units, as credit() counts them: an actual call's arguments, except that a
+    # call with none counts one unit against an expectation of "no arguments" ({}).
+    act_units = np.array([0 if a is None else len(a) for a in act_args], dtype=np.int64)
+    act_units_for_empty = np.array([0 if a is None else (len(a) or 1) for a in act_args], dtype=np.int64)
+    expects_nothing = np.array([expected[i].args == {} for i in exp_idx], dtype=bool)
     # Matched units, one argument name at a time, vectorised over plain values.
     keys: dict[str, list[int]] = defaultdict(list)
     for row, i in enumerate(exp_idx):
@@ -193,7 +200,8 @@ def _solve_window(
                 code = codes.get(canonical(value), -1)
                 if code >= 0:
                     matched[row] += act_codes == code
-    precision_cost = np.where(checked[:, None], act_units[None, :], 0)
+    precision_cost = np.where(checked[:, None],
+                              np.where(expects_nothing[:, None], act_units_for_empty[None, :], act_units[None, :]), 0)
     not_succeeded = np.array([0 if actual[j].succeeded else 1 for j in act_idx], dtype=np.float64)
     distance = np.abs(np.arange(n)[:, None] * (m / max(n, 1)) - np.arange(m)[None, :]) / (m + n + 1)
     # Lexicographic weights: each level's total over a whole assignment stays below one
@@ -201,11 +209,37 @@ def _solve_window(
     pairs_bound = float(min(n, m) + 1)
     low = pairs_bound
     mid = pairs_bound * low
-    big = float(int(act_units.sum()) + 1) * mid
+    big = float(int(act_units_for_empty.sum()) + 1) * mid
     cost = (-matched.astype(np.float64) * big + precision_cost.astype(np.float64) * mid
             + not_succeeded[None, :] * low + distance)
     rows, cols = linear_sum_assignment(cost)
-    return [(exp_idx[r], act_idx[c]) for r, c in zip(rows.tolist(), cols.tolist(), strict=False)]
+    return [(exp_idx[r], act_idx[c], int(matched[r, c])) for r, c in zip(rows.tolist(), cols.tolist(), strict=True)]
+
+
+POSTING_LIMIT = 32  # an argument value shared by more calls than this does not tell them apart
+
+
+def _affinity_candidates(
+    chunk: Sequence[int],
+    remaining: set[int],
+    postings: dict[tuple[str, Any], list[int]],
+    expected: Sequence[ExpectedCall],
+    limit: int,
+) -> list[int]:
+    """The remaining actual calls sharing the most distinctive argument values with ``chunk``."""
+    hits: dict[int, int] = defaultdict(int)
+    for i in chunk:
+        args = expected[i].args
+        if not args:
+            continue
+        for key, value in args.items():
+            if has_matcher(value):
+                continue
+            for j in postings.get((key, canonical(value)), ()):
+                if j in remaining:
+                    hits[j] += 1
+    ranked = sorted(hits, key=lambda j: (-hits[j], j))
+    return sorted(ranked[:limit])
 
 
 def _assign_block(
@@ -215,12 +249,45 @@ def _assign_block(
     actual: Sequence[ToolCall],
     window: int,
 ) -> list[tuple[int, int]]:
-    """Pair the remaining calls of one tool, window by window, until one side is used up."""
+    """Pair the remaining calls of one tool, window by window, until one side is used up.
+
+    Within one window the assignment is exact. When a tool has more remaining calls than
+    a window holds: (A) each window of expected calls is solved against the actual calls
+    that share the most distinctive argument values with it (an inverted index; values
+    shared by more than POSTING_LIMIT calls are ignored), keeping only pairs that match at
+    least one argument; (B) whatever is left is paired in trace order, window by window,
+    so every call that can be paired is.
+    """
     result: list[tuple[int, int]] = []
+    if len(exp_idx) > window or len(act_idx) > window:
+        postings: dict[tuple[str, Any], list[int]] = defaultdict(list)
+        for j in act_idx:
+            args = actual[j].args
+            if args:
+                for key, value in args.items():
+                    postings[(key, canonical(value))].append(j)
+        postings = {k: v for k, v in postings.items() if len(v) <= POSTING_LIMIT}
+        remaining = set(act_idx)
+        leftover: list[int] = []
+        for start in range(0, len(exp_idx), window):
+            chunk = exp_idx[start:start + window]
+            candidates = _affinity_candidates(chunk, remaining, postings, expected, window) if remaining else []
+            if not candidates:
+                leftover.extend(chunk)
+                continue
+            paired = set()
+            for e, a, matched in _solve_window(chunk, candidates, expected, actual):
+                if matched > 0:
+                    result.append((e, a))
+                    paired.add(e)
+                    remaining.discard(a)
+            leftover.extend(e for e in chunk if e not in paired)
+        exp_idx = leftover
+        act_idx = sorted(remaining)
     while exp_idx and act_idx:
         n, m = len(exp_idx), len(act_idx)
         if n <= window and m <= window:
-            result.extend(_solve_window(exp_idx, act_idx, expected, actual))
+            result.extend((e, a) for e, a, _ in _solve_window(exp_idx, act_idx, expected, actual))
             break
         paired_e: set[int] = set()
         paired_a: set[int] = set()
@@ -230,7 +297,7 @@ def _assign_block(
             a_part = act_idx[c * m // chunks:(c + 1) * m // chunks]
             if not e_part or not a_part:
                 continue
-            for e, a in _solve_window(e_part, a_part, expected, actual):
+            for e, a, _ in _solve_window(e_part, a_part, expected, actual):
                 result.append((e, a))
                 paired_e.add(e)
                 paired_a.add(a)
