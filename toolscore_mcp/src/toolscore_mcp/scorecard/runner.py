@@ -165,7 +165,14 @@ class ScenarioRunner:
 
     def _call(self, scenario: Scenario) -> tuple[Any, int]:
         generation = self.generation
-        outcome = self.client.call_tool(scenario.tool, scenario.args, timeout=self._call_timeout())
+        started = time.monotonic()
+        try:
+            outcome = self.client.call_tool(scenario.tool, scenario.args, timeout=self._call_timeout())
+        except Exception as exc:  # the client broke mid-call: treat it as the server going away
+            from toolscore_mcp.session import CallOutcome
+
+            outcome = CallOutcome(error=f"the client failed: {type(exc).__name__}: {exc}",
+                                  duration=time.monotonic() - started, crashed=True)
         return outcome, generation
 
     def _restart(self, seen_generation: int) -> None:
@@ -205,20 +212,29 @@ class ScenarioRunner:
         hung: Counter[str] = Counter()
         in_flight: dict[Future[tuple[Any, int]], tuple[int, Scenario]] = {}
         with ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="mcp-test") as pool:
+            # After a crash no new call starts, and the restart waits until every call still in
+            # flight has come back: a client must never be restarted under a running call.
+            crashed_generation: int | None = None
             while queue or in_flight:
-                while len(in_flight) < self.options.concurrency and not self.dead and self._remaining() > 0:
+                while (crashed_generation is None and len(in_flight) < self.options.concurrency
+                       and not self.dead and self._remaining() > 0):
                     picked = self._next_launchable(queue, in_flight, hung, suspects)
                     if picked is None:
                         break
                     in_flight[pool.submit(self._call, picked[1])] = picked
                 if not in_flight:
-                    break
+                    if crashed_generation is None:
+                        break
+                    self._restart(crashed_generation)
+                    crashed_generation = None
+                    continue
                 done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
                 for future in done:
                     index, scenario = in_flight.pop(future)
                     outcome, generation = future.result()
                     if outcome.crashed:
-                        self._restart(generation)
+                        if crashed_generation is None:
+                            crashed_generation = generation
                         suspects.append((index, scenario))
                     elif outcome.timed_out:
                         hung[scenario.tool] += 1
