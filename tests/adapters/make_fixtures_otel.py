@@ -141,6 +141,27 @@ def seed_session(tracer: Tracer) -> None:
     agent.end(end_time=T0 + 2601 * MS)
 
 
+def inference_only_session(tracer: Tracer) -> None:
+    """Inference spans only (no execute_tool spans): the calls live in the messages. The
+    second response's id has the leading space of the convention's own example."""
+    def chat(start_ms: int, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]) -> None:
+        span = tracer.start_span("chat gpt-4o", kind=SpanKind.CLIENT, start_time=T0 + start_ms * MS,
+                                 attributes={"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+                                             "gen_ai.input.messages": json.dumps(inputs),
+                                             "gen_ai.output.messages": json.dumps(outputs)})
+        span.end(end_time=T0 + (start_ms + 50) * MS)
+
+    user = {"role": "user", "parts": [{"type": "text", "content": "Weather in Paris and Rome?"}]}
+    ask_paris = _asks_for("call_p", "get_weather", {"city": "Paris"})
+    ask_rome = _asks_for("call_r", "get_weather", {"city": "Rome"})
+    chat(0, [user], ask_paris)
+    paris = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_p", "response": "18 C"}]}
+    chat(100, [user, *ask_paris, paris], ask_rome)
+    rome = {"role": "tool", "parts": [{"type": "tool_call_response", "id": " call_r", "response": "24 C"}]}
+    ask_time = _asks_for("call_t", "get_time", {"city": "Rome"})
+    chat(200, [user, *ask_paris, paris, *ask_rome, rome], ask_time)
+
+
 def no_content_session(tracer: Tracer) -> None:
     """Opt-in content capture off: names and ids only, no arguments, no results."""
     agent = tracer.start_span("invoke_agent quiet-agent", start_time=T0,
@@ -338,6 +359,7 @@ def main() -> None:
     # spans exported in reverse order inside one request
     _write(FIXTURES / "seed_reversed.json", protobuf_json(tuple(reversed(seed))))
     _write(FIXTURES / "no_content.json", protobuf_json(record(no_content_session)))
+    _write(FIXTURES / "inference_only.json", protobuf_json(record(inference_only_session)))
     _write(FIXTURES / "mcp_spans.json", file_exporter_json(record(mcp_session)))
     _write(FIXTURES / "deprecated.json", protobuf_json(record(deprecated_session)))
     _write(FIXTURES / "openinference.json", protobuf_json(record(openinference_session)))

@@ -56,7 +56,7 @@ def test_protobuf_mapping_spelling_is_what_the_example_file_uses() -> None:
     assert _summary(trace) == SEED_CALLS
     assert [c.id for c in trace] == ["call_search_1", "call_refund_1", "call_email_1"]
     assert [c.duration for c in trace] == pytest.approx([0.059, 0.079, 0.089])
-    assert trace.metadata == {"spans": 8, "tool_spans": 3}  # chat and agent spans are not calls
+    assert trace.metadata == {"spans": 8, "tool_spans": 3, "calls_from_messages": 0}  # chat and agent spans are not calls
     # results stay the text the span recorded, like tool results in every other format
     assert json.loads(trace[0].result) == [{"order_id": "A-17", "total": 42.5, "status": "open"}]
 
@@ -135,7 +135,7 @@ def test_missing_opt_in_content_is_unknown_not_empty() -> None:
 def test_mcp_span_nested_in_genai_span_is_merged_into_one_call() -> None:
     data = json.loads((FIXTURES / "mcp_spans.json").read_text(encoding="utf-8"))
     trace = OtelAdapter().load(data)
-    assert trace.metadata == {"spans": 6, "tool_spans": 4}  # tools/list is not a call
+    assert trace.metadata == {"spans": 6, "tool_spans": 4, "calls_from_messages": 0}  # tools/list is not a call
     assert [c.tool for c in trace] == ["read_text_file", "read_text_file", "move_file"]
     merged = trace[0]
     assert merged.id == "call_read_1"  # from the GenAI span
@@ -218,3 +218,22 @@ def test_final_answer_is_the_text_of_the_last_inference_span() -> None:
     # content capture off: no answer is known, and none is made up
     no_content = OtelAdapter().load(json.loads((FIXTURES / "no_content.json").read_text(encoding="utf-8")))
     assert no_content.final_answer is None
+
+
+def test_inference_only_spans_give_calls_from_messages_with_responses_by_trimmed_id() -> None:
+    data = json.loads((FIXTURES / "inference_only.json").read_text(encoding="utf-8"))
+    assert '\\"id\\": \\" call_r\\"' in json.dumps(data)  # the leading space, as recorded
+    trace = OtelAdapter().load(data)
+    assert trace.metadata == {"spans": 3, "tool_spans": 0, "calls_from_messages": 3}
+    assert [(c.tool, c.args, c.id, c.result, c.is_error) for c in trace] == [
+        ("get_weather", {"city": "Paris"}, "call_p", "18 C", False),
+        ("get_weather", {"city": "Rome"}, "call_r", "24 C", False),
+        ("get_time", {"city": "Rome"}, "call_t", None, None),  # asked for, never answered: unknown
+    ]
+    assert all(c.metadata["convention"] == "genai-messages" for c in trace)
+
+
+def test_requested_calls_with_an_execute_span_are_not_counted_twice() -> None:
+    trace = OtelAdapter().load(json.loads(EXAMPLE.read_text(encoding="utf-8")))
+    assert '"type": "tool_call"' in EXAMPLE.read_text(encoding="utf-8").replace('\\"', '"')
+    assert len(trace) == 3 and trace.metadata["calls_from_messages"] == 0

@@ -154,12 +154,28 @@ def test_invalid_utf8_and_foreign_line_in_json_lines(tmp_path: Path, adapter_pm:
     assert "line 2" in str(err.value) and "not an OTLP export request" in str(err.value)
 
 
-def test_an_export_without_tool_spans_reads_as_zero_calls_and_says_what_it_saw() -> None:
+def test_an_export_without_tool_spans_or_messages_reads_as_zero_calls_and_says_what_it_saw() -> None:
+    data = _example()
+    kept = [s for s in _spans(data) if not s["name"].startswith("execute_tool")]
+    for span in kept:
+        span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.output.messages"]
+    data["resourceSpans"][0]["scopeSpans"][0]["spans"] = kept
+    trace = OtelAdapter().load(data)
+    assert len(trace) == 0 and trace.metadata == {"spans": 5, "tool_spans": 0, "calls_from_messages": 0}
+    assert len(OtelAdapter().load({"resourceSpans": []})) == 0
+
+
+def test_without_execute_spans_the_requested_calls_come_from_output_messages() -> None:
     data = _example()
     data["resourceSpans"][0]["scopeSpans"][0]["spans"] = [s for s in _spans(data) if not s["name"].startswith("execute_tool")]
     trace = OtelAdapter().load(data)
-    assert len(trace) == 0 and trace.metadata == {"spans": 5, "tool_spans": 0}
-    assert len(OtelAdapter().load({"resourceSpans": []})) == 0
+    assert trace.metadata == {"spans": 5, "tool_spans": 0, "calls_from_messages": 3}
+    assert [(c.tool, c.args, c.id) for c in trace] == [
+        ("search_orders", {"customer": "ada@example.com", "status": "open"}, "call_search_1"),
+        ("issue_refund", {"order_id": "A-17", "amount": 42.5}, "call_refund_1"),
+        ("send_email", {"to": "ada@example.com", "subject": "Your refund"}, "call_email_1"),
+    ]
+    assert [c.is_error for c in trace] == [None, None, None]  # no execution and no response recorded
 
 
 def test_load_of_non_otel_data_is_an_input_error() -> None:

@@ -25,10 +25,15 @@ keys = st.sampled_from([
     "gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.call.arguments",
     "gen_ai.tool.call.result", "error.type", "mcp.method.name", "openinference.span.kind", "tool.name",
     "input.value", "input.mime_type", "ai.toolCall.name", "ai.toolCall.args", "tool_arguments", "x",
+    "gen_ai.output.messages", "gen_ai.input.messages", "ai.response.text",
 ])
 attribute_values = st.one_of(
     st.fixed_dictionaries({"stringValue": st.one_of(st.sampled_from(
-        ["execute_tool", "tools/call", "TOOL", "tool_error", "{}", '{"a": 1}', "[1]", "{bad", ""]), st.text(max_size=10))}),
+        ["execute_tool", "tools/call", "TOOL", "tool_error", "{}", '{"a": 1}', "[1]", "{bad", "",
+         '[{"role": "assistant", "parts": [{"type": "tool_call", "id": " c1", "name": "t", "arguments": "{}"}]}]',
+         '[{"parts": [{"type": "tool_call_response", "id": 3, "response": 1}, {"type": "text", "content": 2}]}]',
+         '[{"parts": [{"type": "tool_call", "name": "t", "arguments": "[1]"}, {"type": "tool_call", "name": ""}]}]']),
+        st.text(max_size=10))}),
     st.fixed_dictionaries({"intValue": st.one_of(st.integers(), st.text(max_size=5))}),
     st.fixed_dictionaries({"doubleValue": st.one_of(st.floats(), st.sampled_from(["NaN", "x"]))}),
     st.fixed_dictionaries({"boolValue": st.booleans()}),

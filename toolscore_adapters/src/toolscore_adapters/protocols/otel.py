@@ -23,6 +23,7 @@ from toolscore_adapters.protocols.otel_calls import (
     merge_and_order,
     span_call,
 )
+from toolscore_adapters.protocols.otel_messages import RequestedCalls, has_responses
 from toolscore_core import InputError, Trace, TraceAdapter
 
 _EXPORT_KEYS = (b'"resourceSpans"', b'"resource_spans"')
@@ -71,6 +72,7 @@ class OtelAdapter(TraceAdapter):
         """Keep tool-call spans, and the latest answer text (``None`` = a span the pre-filter
         already dropped)."""
         found: list[SpanCall] = []
+        requested = RequestedCalls()
         total = 0
         answer: tuple[int, int, str] | None = None  # (end time, order, text) of the latest answer
         for span in source:
@@ -81,14 +83,20 @@ class OtelAdapter(TraceAdapter):
             if call is not None:
                 found.append(call)
                 continue
+            ended = span.end_ns or span.start_ns or 0
+            requested.add_span(span.attributes, ended, span.order)
             text = answer_text(span.attributes)
-            if text is not None:
-                key = (span.end_ns or span.start_ns or 0, span.order, text)
-                if answer is None or key[:2] > answer[:2]:
-                    answer = key
+            if text is not None and (answer is None or (ended, span.order) > answer[:2]):
+                answer = (ended, span.order, text)
+        tool_spans = len(found)
+        executed = {c.call.id.strip() for c in found if c.call.id}
+        for ended, order, call in requested.unexecuted(executed):
+            found.append(SpanCall(call=call, convention="genai-messages", start_ns=ended, order=order,
+                                  trace_id=None, span_id=None, parent_id=None))
         return Trace(calls=merge_and_order(found), source_format=self.name,
                      final_answer=answer[2] if answer else None,
-                     metadata={"spans": total, "tool_spans": len(found)})
+                     metadata={"spans": total, "tool_spans": tool_spans,
+                               "calls_from_messages": len(found) - tool_spans})
 
     def _spans(self, data: Any) -> Iterator[spans.Span | None]:
         if spans.is_proto_request(data):
@@ -125,8 +133,9 @@ class OtelAdapter(TraceAdapter):
 
 
 def _wanted(name: str, attributes: dict[str, Any]) -> bool:
-    """Spans worth decoding in full: tool calls, and spans that recorded an answer."""
-    return is_tool_span(name, attributes) or carries_answer(attributes)
+    """Spans worth decoding in full: tool calls, and spans whose messages hold an answer,
+    requested calls or tool responses."""
+    return is_tool_span(name, attributes) or carries_answer(attributes) or has_responses(attributes)
 
 
 def _is_bare_otlp_span(item: Any) -> bool:
