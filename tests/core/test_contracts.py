@@ -163,3 +163,11 @@ def test_schemas_are_compiled_once() -> None:
 def test_contract_from_data_rejects_a_number() -> None:
     with pytest.raises(InputError, match="not a gold file"):
         contract_from_data(42, file="g.json")
+
+
+def test_unknown_weight_in_a_gold_file_names_the_file_and_place(tmp_path: Path) -> None:
+    path = write(tmp_path, "gold.json", json.dumps({"expected": [{"tool": "a"}], "weights": {"selection": 1}}))
+    with pytest.raises(InputError) as info:
+        evaluate(str(path), [{"tool": "a"}])
+    text = str(info.value)
+    assert str(path) in text and "$.weights.selection" in text and "did you mean 'selection_accuracy'" in text

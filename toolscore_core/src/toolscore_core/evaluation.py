@@ -69,7 +69,13 @@ def resolve_weights(registry: Registry, *layers: Mapping[str, Any] | None, file:
     for layer in layers:
         for name, value in (layer or {}).items():
             if name not in registry:
-                registry.get(str(name))  # raises UnknownNameError with did-you-mean
+                try:
+                    registry.get(str(name))  # raises UnknownNameError with did-you-mean
+                except InputError as exc:
+                    if not file:
+                        raise
+                    raise InputError(exc.message, file=file, location=f"$.weights.{name}",
+                                     expected=exc.expected) from None
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
                 raise InputError(f"weight {name}={value!r} is not a non-negative number", file=file,
                                  location=f"$.weights.{name}" if file else None,
