@@ -144,3 +144,18 @@ def test_example_4_required_call_recall_on_plain_calls() -> None:
     result = evaluate([{"tool": "search_orders"}, {"tool": "issue_refund"}, {"tool": "send_email"}], calls)
     assert result.required_call_recall == pytest.approx(2 / 3)
     assert result.selection_accuracy == 1.0 and result.sequence_accuracy == 1.0
+
+
+def test_seed_policy_file_regex_finds_the_pattern_inside_the_command() -> None:
+    """The seed's forbidden file uses {"$regex": "rm -rf"}: in a forbidden rule a regex is searched
+    for, so it fires on a longer command, while an expected argument's Regex stays a full match."""
+    from toolscore import Regex, evaluate
+
+    actual = [{"tool": "run_shell", "args": {"command": "sudo rm -rf /srv/app"}, "is_error": False}]
+    result = evaluate(expected=[{"tool": "run_shell", "args": {"command": Regex("rm -rf")}}], actual=actual,
+                      forbidden=[{"tool": "run_shell", "args": {"command": Regex("rm -rf")}, "reason": "destructive"}])
+    assert [v["rule"] for v in result.policy_violations] == [0]
+    assert result.argument_f1 == 0.0  # full match for the expected argument
+    safe = evaluate(expected=[], actual=[{"tool": "run_shell", "args": {"command": "make test"}}],
+                    forbidden=[{"tool": "run_shell", "args": {"command": Regex("rm -rf")}}])
+    assert safe.policy_violations == []

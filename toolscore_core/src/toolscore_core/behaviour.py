@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from toolscore_core.matchers import canonical, matches
+from toolscore_core.matchers import Regex, canonical, matches
 from toolscore_core.model import Finding, ForbiddenRule, ToolCall
 from toolscore_core.secrets import find_secrets, redact, redact_head, redact_text
 
@@ -166,14 +166,26 @@ def security(calls: Sequence[ToolCall]) -> tuple[dict[str, Any], list[Finding]]:
 
 
 def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool:
-    """Same tool (or any tool when the rule names none) and every listed argument matches."""
+    """Same tool (or any tool when the rule names none) and every listed argument matches.
+
+    A regex given directly for an argument of a forbidden rule fires when the pattern occurs
+    anywhere in the value (``re.search``), unlike an expected argument, where ``$regex`` is
+    a full match: a policy that forbids ``rm -rf`` must also catch ``sudo rm -rf /srv``,
+    and the seed's policy file (``{"$regex": "rm -rf"}``) is written that way.
+    """
     if rule.tool is not None and rule.tool != call.tool:
         return False
     if not rule.args:
         return True
     if call.args is None:
         return False
-    return all(name in call.args and matches(value, call.args[name]) for name, value in rule.args.items())
+    return all(name in call.args and _rule_value_matches(value, call.args[name]) for name, value in rule.args.items())
+
+
+def _rule_value_matches(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, Regex):
+        return expected.search(actual)
+    return matches(expected, actual)
 
 
 def policy(calls: Sequence[ToolCall], rules: Sequence[ForbiddenRule]) -> tuple[list[dict[str, Any]], list[Finding]]:

@@ -91,6 +91,10 @@ class Regex(Matcher):
     def matches(self, actual: Any) -> bool:
         return isinstance(actual, str) and self._compiled.fullmatch(actual) is not None
 
+    def search(self, actual: Any) -> bool:
+        """The pattern occurs anywhere in ``actual`` (how forbidden rules use it)."""
+        return isinstance(actual, str) and self._compiled.search(actual) is not None
+
     def to_json(self) -> dict[str, Any]:
         return {"$regex": self.pattern}
 
