@@ -191,12 +191,11 @@ def test_missing_files_exit_2(invoke: Any, tmp_path: Path) -> None:
            str(missing))
 
 
-def test_a_trace_with_no_calls_scores_zero(invoke: Any, tmp_path: Path) -> None:
+def test_a_trace_file_with_no_calls_is_an_input_error_not_a_silent_f(invoke: Any, tmp_path: Path) -> None:
     trace = tmp_path / "none.json"
     trace.write_text("[]", encoding="utf-8")
-    out = _ok(invoke("eval", str(FLIGHTS / "gold.json"), str(trace), "--min-score", "0.5"), 1)
-    assert "Grade F   FAIL (0.0%)" in out
-    assert "missing: never called" in out
+    _error(invoke("eval", str(FLIGHTS / "gold.json"), str(trace), "--min-score", "0.5"),
+           "no tool call found", "read as custom", str(trace))
 
 
 def test_bad_options_exit_2(invoke: Any) -> None:

@@ -70,9 +70,12 @@ def test_a_ten_megabyte_argument_value_works_and_stays_out_of_records() -> None:
 
 
 def test_trace_of_zero_calls_from_a_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A file that holds no call is more likely the wrong file than a run: say so."""
     path = tmp_path / "trace.json"
     path.write_text("[]")
-    assert evaluate([{"tool": "a"}], path).score == 0.0
+    with pytest.raises(InputError, match="no tool call found: the file was read as custom"):
+        evaluate([{"tool": "a"}], path)
+    assert evaluate([{"tool": "a"}], []).score == 0.0  # an in-memory empty run is scored
 
 
 def test_unknown_weight_name_suggests_the_right_one() -> None:

@@ -85,8 +85,32 @@ def load_trace(
     return _mark(adapter.load(source), adapter.name)
 
 
-def load_trace_file(path: Path, *, format: str | None = None, pm: PluginManager | None = None) -> Trace:
-    """Read a trace file of any installed format; errors name the file."""
+def load_trace_file(
+    path: Path,
+    *,
+    format: str | None = None,
+    pm: PluginManager | None = None,
+    allow_empty: bool = False,
+) -> Trace:
+    """Read a trace file of any installed format; errors name the file.
+
+    A file in which no tool call is found is an error that says what the file was read as
+    (unless ``allow_empty``): a wrong export setting or the wrong file must not pass
+    silently as a run that "made no calls" and get graded F.
+    """
+    trace = _read_trace_file(path, format=format, pm=pm)
+    if not trace.calls and not allow_empty:
+        fmt = trace.source_format or "an unknown format"
+        raise InputError(
+            f"no tool call found: the file was read as {fmt} and holds 0 tool calls",
+            file=path,
+            hint="Check that the file is the agent's trace (and that the exporter records tool calls); "
+            "`toolscore validate` shows what is read from it",
+        )
+    return trace
+
+
+def _read_trace_file(path: Path, *, format: str | None, pm: PluginManager | None) -> Trace:
     from toolscore_core.files import load_data_file
 
     try:

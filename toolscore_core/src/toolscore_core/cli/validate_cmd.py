@@ -186,7 +186,7 @@ def validate(app: App, trace: Path, fmt: str | None, as_json: bool) -> None:
         ranking: list[tuple[str, float]] = []
     else:
         ranking = rank_adapters(app, trace)
-    loaded = load_trace_file(trace, format=fmt if forced else None, pm=app.pm)
+    loaded = load_trace_file(trace, format=fmt if forced else None, pm=app.pm, allow_empty=True)
     data = report_data(trace, loaded, ranking, forced)
     if not loaded.calls:
         raise InputError(
