@@ -18,6 +18,10 @@ from pathlib import Path
 
 import pytest
 
+# server-everything's gzip tool downloads a default URL from the internet unless this is
+# set; every server these tests start inherits it, so nothing ever leaves the machine.
+os.environ.setdefault("GZIP_ALLOWED_DOMAINS", "127.0.0.1")
+
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = Path(__file__).resolve().parent / "servers"
 PY_MODERN = SERVERS / "py_modern_server.py"

@@ -250,8 +250,10 @@ class MCPStdioClient(MCPClient):
                 code = self.process.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 code = None
-        if code is not None and len(self._threads) > 1:
-            self._threads[1].join(timeout=0.5)  # its last words on stderr explain the exit
+        threads = self._threads  # a restart may swap the list for new, not yet started threads
+        stderr_reader = threads[1] if len(threads) > 1 else None
+        if code is not None and stderr_reader is not None and stderr_reader.ident is not None:
+            stderr_reader.join(timeout=0.5)  # its last words on stderr explain the exit
         detail = f"exited with code {code}" if code is not None else "closed its stdout"
         return MCPServerGone(f"the server {detail} during {what}", exit_code=code)
 
