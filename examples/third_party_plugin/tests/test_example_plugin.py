@@ -81,3 +81,11 @@ def test_its_rule_runs_in_toolscore_mcp_lint(tmp_path):
     assert result.returncode == 0, result.stderr
     codes = [f["code"] for f in json.loads(result.stdout)["findings"]]
     assert codes == ["example-snake-case-names"]
+
+
+def test_its_adapter_rejects_other_data_with_a_clear_error(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"tool": "a", "args": {}}]))
+    result = toolscore("validate", str(other), "--format", "steplog")
+    assert result.returncode == 2
+    assert "is not a step log" in result.stderr and "Traceback" not in result.stderr

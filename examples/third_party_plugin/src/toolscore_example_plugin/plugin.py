@@ -39,11 +39,16 @@ class StepLogAdapter(TraceAdapter):
         return 0.0
 
     def load(self, data: Any) -> Trace:
+        if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+            raise InputError("is not a step log", location="$",
+                             expected='{"steplog": 1, "steps": [{"call": ..., "input": {...}}]}')
         calls = []
         for i, step in enumerate(data["steps"]):
             if not isinstance(step, dict) or not isinstance(step.get("call"), str):
                 raise InputError("a step needs a 'call' string", location=f"$.steps[{i}]")
             ok = step.get("ok")
+            if not isinstance(step.get("input", {}), (dict, type(None))):
+                raise InputError("a step's 'input' must be an object", location=f"$.steps[{i}].input")
             calls.append(
                 ToolCall(
                     tool=step["call"],
