@@ -161,7 +161,7 @@ def _recorder_module() -> Any:
 def test_a_fresh_recording_of_the_real_server_reads_the_same(tmp_path: Path, adapter_pm: Any) -> None:
     module = _recorder_module()
     if shutil.which("node") is None or not module.MEMORY.exists():
-        pytest.skip("node or server-memory is not installed (run `make servers`)")
+        pytest.fail("node or server-memory is not installed (run `make servers`)")
     rec = module.record_memory_session()
     header = {"toolscore_record": "mcp-session", "version": 1, "started_at": "2026-12-02T12:00:00.000Z",
               "command": ["node", "server-memory"], "redacted": True}
@@ -182,7 +182,7 @@ def test_a_session_written_by_toolscore_mcp_record_reads_back(tmp_path: Path, ad
 
     module = _recorder_module()
     if shutil.which("node") is None or not module.MEMORY.exists():
-        pytest.skip("node or server-memory is not installed (run `make servers`)")
+        pytest.fail("node or server-memory is not installed (run `make servers`)")
     session = tmp_path / "session.json"
     relay = [sys.executable, "-m", "toolscore_core.cli", "mcp", "record", "-o", str(session), "--"]
     env_server = ["env", f"MEMORY_FILE_PATH={tmp_path / 'memory.jsonl'}", "node", str(module.MEMORY)]

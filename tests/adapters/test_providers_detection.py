@@ -86,8 +86,7 @@ def test_provider_adapters_claim_no_other_distribution_fixture(installed_plugin_
             if scores[0][0] > 0:
                 checked += 1
                 assert scores[0][1] not in providers or path.name.startswith("openai_agents_input"), path.name
-    if checked == 0:
-        pytest.skip("no framework/protocol fixtures present yet")
+    assert checked > 0, "no framework/protocol fixtures found"
 
 
 def test_plain_chat_without_tool_calls_does_not_tie(installed_plugin_manager):
