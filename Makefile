@@ -24,12 +24,18 @@ $(PY):
 	$(PIP) install -q --upgrade pip
 
 # Every distribution, editable, in ONE pip call (so the unpublished pins resolve locally).
+# Editable installs are not byte-compiled, and with PYTHONDONTWRITEBYTECODE set (as on this
+# project's machines) every run would compile the sources again: compile them once here.
+COMPILE := $(PY) -m compileall -q $(foreach d,$(DISTS),$(d)/src) examples/third_party_plugin/src >/dev/null
+
 $(VENV)/.installed: $(PY) $(PYPROJECTS)
 	$(PIP) install -q $(foreach d,$(DISTS),-e ./$(d))
+	@$(COMPILE)
 	@touch $@
 
 $(VENV)/.dev-installed: $(PY) $(PYPROJECTS) requirements-dev.txt
 	$(PIP) install -q -r requirements-dev.txt
+	@$(COMPILE)
 	@touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed
