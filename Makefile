@@ -64,7 +64,7 @@ test: install-dev servers browser
 
 lint: install-dev
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy toolscore_core/src toolscore_adapters/src toolscore_mcp/src
+	$(VENV)/bin/mypy toolscore_core/src toolscore_adapters/src toolscore_mcp/src toolscore_agent/src toolscore_export/src examples/third_party_plugin/src
 
 bench: install-dev
 	$(PY) bench/run_all.py

@@ -398,7 +398,7 @@ class MCPClient:
             version=_str_or_none(self.server_info.get("version")),
             instructions=self.instructions,
             protocol_version=self.protocol_version,
-            tools=tuple(tool_definition(tool) for tool in tools),  # type: ignore[misc]
+            tools=tuple(tool_definition(tool) for tool in tools),
         )
 
 

@@ -69,7 +69,7 @@ class SnakeCaseToolNames(LintRule):
 
     name: ClassVar[str] = "example-snake-case-names"
     description: ClassVar[str] = "tool names should be snake_case"
-    severity: ClassVar[str] = "info"  # type: ignore[assignment]
+    severity: ClassVar[str] = "info"
 
     def check(self, server: ServerDefinition) -> Iterable[Finding]:
         return list(self._findings(server))

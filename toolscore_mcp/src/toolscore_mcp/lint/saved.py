@@ -68,5 +68,5 @@ def server_from_data(data: Any) -> ServerDefinition:
         version=str(info["version"]) if info.get("version") is not None else None,
         instructions=instructions if isinstance(instructions, str) else None,
         protocol_version=protocol if isinstance(protocol, str) else None,
-        tools=definitions,  # type: ignore[arg-type]  # attrs converter=tuple confuses mypy
+        tools=definitions,
     )
