@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolscore_adapters.frameworks.crewai import CrewAIAdapter
-from toolscore_core.traces import load_trace
 
+from toolscore_adapters.frameworks.crewai import CrewAIAdapter
 from toolscore_core import InputError
+from toolscore_core.traces import load_trace
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
 REFUND_ERROR = "Refund window has closed"

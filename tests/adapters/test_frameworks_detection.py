@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from toolscore_core.files import load_data_file
 from toolscore_core.registry import collect
 from toolscore_core.traces import load_trace
@@ -164,7 +165,6 @@ HOSTILE = [
 @pytest.mark.parametrize("data", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_values_give_zero_or_an_input_error_never_a_crash(data: Any) -> None:
     from toolscore_adapters.frameworks import ADAPTERS
-
     from toolscore_core import InputError, Trace
 
     for cls in ADAPTERS:

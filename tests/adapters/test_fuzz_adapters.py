@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from toolscore_core import InputError, Trace
 from toolscore_core.files import load_data_file
 from toolscore_core.plugins import PluginManager
 from toolscore_core.registry import collect
 from toolscore_core.traces import load_trace_file
-
-from toolscore_core import InputError, Trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

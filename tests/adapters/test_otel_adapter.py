@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from toolscore_adapters.protocols.otel import OtelAdapter
 from toolscore_core.traces import load_trace, load_trace_file
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from toolscore_adapters.protocols.jsonrpc import JsonRpcAdapter
 from toolscore_adapters.protocols.mcp_session import McpSessionAdapter
 from toolscore_adapters.protocols.otel import OtelAdapter
-
 from toolscore_core import InputError
 
 SETTINGS = settings(max_examples=int(os.environ.get("TOOLSCORE_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from toolscore_core.traces import adapter_registry, load_trace_file
 
 ROOT = Path(__file__).resolve().parents[2]

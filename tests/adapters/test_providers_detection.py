@@ -7,30 +7,15 @@ both places named, and broken files must give one InputError, never a traceback.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
-from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
+
+from toolscore_core import InputError
 from toolscore_core.files import load_data_file
 from toolscore_core.traces import adapter_registry, load_trace, load_trace_file
 
-from toolscore_core import InputError
-
-
-def _support() -> Any:
-    name = "toolscore_test_providers_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("providers_support.py"))
-        assert spec and spec.loader
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-S = _support()
 FIX = S.FIXTURES
 
 EXPECTED_FORMAT = {

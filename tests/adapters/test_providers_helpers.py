@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from typing import Any
-
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_core import InputError, ToolCall
 
-
-def _support() -> Any:
-    name = "toolscore_test_providers_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("providers_support.py"))
-        assert spec and spec.loader
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-S = _support()
 B = S.builders()
 FIX = S.FIXTURES
 FRAMEWORKS = FIX.parent / "frameworks"
@@ -31,7 +15,6 @@ OTEL = FIX.parent / "otel"
 
 def test_facade_names_resolve_to_the_helpers():
     import toolscore
-
     from toolscore_adapters import helpers
 
     for name in ("from_openai", "from_anthropic", "from_gemini", "from_langgraph", "from_pydantic_ai",

@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
-from typing import Any
 
 import pytest
-from toolscore_core.traces import load_trace, load_trace_file
+import toolscore_test_providers_support as S
 
 from toolscore_core import InputError
+from toolscore_core.traces import load_trace, load_trace_file
 
-
-def _support() -> Any:
-    name = "toolscore_test_providers_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("providers_support.py"))
-        assert spec and spec.loader
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-S = _support()
 B = S.builders()
 FIX = S.FIXTURES
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+
 from toolscore_core.cli import App, cli
 
 FIX = Path(__file__).parent / "fixtures" / "providers"

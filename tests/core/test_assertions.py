@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from toolscore import ToolscoreAssertionError, assert_tools, test_agent, test_agent_async
 from toolscore_core.assertions import failure_message
 from toolscore_core.matchers import Regex

@@ -46,6 +46,7 @@ def test_example_1_weighting_required_calls(invoke: Any) -> None:
 
 def test_example_1_from_an_mcp_recording(installed_plugin_manager: Any) -> None:
     from click.testing import CliRunner
+
     from toolscore_core.cli import App, cli
     from toolscore_core.traces import adapter_registry
 

@@ -52,6 +52,7 @@ def test_plugin_cannot_replace_a_core_command(register_plugin, invoke):
 
 def test_unknown_command_is_a_usage_error(invoke):
     from click.testing import CliRunner
+
     from toolscore_core.cli import App, cli
 
     result = CliRunner().invoke(cli, ["nope"], obj=App())

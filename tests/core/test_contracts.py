@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from toolscore_core.contracts import (
     as_contract,
     contract_from_data,

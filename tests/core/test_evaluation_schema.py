@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
+
 from toolscore_core.contracts import load_schema, validator
 from toolscore_core.evaluation import evaluate, evaluate_trace
 from toolscore_core.matchers import Regex

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from toolscore import ANY, Contains, Regex, ToolscoreAssertionError, expect
 from toolscore_core.errors import InputError
 

@@ -7,8 +7,6 @@ a ``test_hook_<hook name>`` here or elsewhere.
 from __future__ import annotations
 
 import click
-from toolscore_core.registry import collect, instantiate
-from toolscore_core.traces import load_trace
 
 from toolscore_core import (
     Exporter,
@@ -27,6 +25,8 @@ from toolscore_core import (
     hookimpl,
     lazy_command,
 )
+from toolscore_core.registry import collect, instantiate
+from toolscore_core.traces import load_trace
 
 
 class StepAdapter(TraceAdapter):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import (
     ANY,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate
 from toolscore_core.matchers import ANY, Regex

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from toolscore_core.matchers import ANY, Regex
 from toolscore_core.model import ExpectedCall, ToolCall
 from toolscore_core.pairing import pair_calls

@@ -6,12 +6,12 @@ import types
 
 import pluggy
 import pytest
+
+from toolscore_core import hookimpl
 from toolscore_core._entrypoints import EntryPoint
 from toolscore_core.errors import PluginError
 from toolscore_core.plugins import GROUPS, PluginManager
 from toolscore_core.registry import collect
-
-from toolscore_core import hookimpl
 
 
 def fake_ep(group: str, value: str, dist: str = "toolscore-fake", name: str | None = None) -> EntryPoint:

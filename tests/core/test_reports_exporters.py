@@ -9,6 +9,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
+
 from toolscore_core.evaluation import evaluate
 from toolscore_core.interfaces import exporter_name
 from toolscore_core.matchers import Contains, Regex

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from toolscore_core.evaluation import evaluate, evaluate_trace
 from toolscore_core.matchers import Approx, Contains, IsType, OneOf, Regex
 from toolscore_core.verdict import format_percent, top_issues

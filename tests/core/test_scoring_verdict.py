@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from toolscore_core.evaluation import evaluate
 from toolscore_core.verdict import (
     displayed_percent,

@@ -7,6 +7,7 @@ import json
 import uuid
 
 import pytest
+
 from toolscore_core.secrets import contains_secret, find_secrets, preview, redact, redact_text
 
 # Fake credentials in the vendors' formats (none is a live key). Built by concatenation so

@@ -7,6 +7,7 @@ import time
 
 import httpx
 import pytest
+
 from toolscore_mcp.client import MCPHttpClient, open_client
 from toolscore_mcp.errors import MCPConnectionError
 

@@ -7,6 +7,7 @@ import json
 import time
 
 import pytest
+
 from toolscore_mcp.client import MCPStdioClient
 from toolscore_mcp.errors import MCPConnectionError, MCPProtocolError
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from toolscore_core.errors import InputError
 from toolscore_mcp.client import MCPHttpClient, MCPStdioClient, open_client
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from toolscore_core.model import ServerDefinition
 from toolscore_mcp.client import MCPStdioClient, open_client
 

@@ -188,6 +188,7 @@ def test_list_rules_names_each_rule_and_its_distribution(tmp_path: Path) -> None
 def run_cli(installed_plugin_manager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """The CLI in-process (same code path as the subprocess, minus interpreter start-up)."""
     from click.testing import CliRunner
+
     from toolscore_core.cli import App, cli
 
     monkeypatch.chdir(tmp_path)

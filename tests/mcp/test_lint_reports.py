@@ -8,6 +8,7 @@ from typing import Any
 
 import fastjsonschema
 import pytest
+
 from toolscore_core.model import ServerDefinition, ToolDefinition
 from toolscore_core.plugins import PluginManager
 from toolscore_core.registry import collect

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from toolscore_core.interfaces import LintRule
 from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
 from toolscore_mcp.lint import rules_compat as compat

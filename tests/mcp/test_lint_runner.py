@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+
 from toolscore_core.errors import InputError
 from toolscore_core.interfaces import LintRule
 from toolscore_core.model import Finding, ServerDefinition, ToolDefinition

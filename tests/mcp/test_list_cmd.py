@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+
 from toolscore_mcp.commands.list_cmd import list_command, parameter_type
 from toolscore_mcp.tokens import estimate_tokens
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from toolscore_mcp.client import MCPStdioClient
 
 pytestmark = pytest.mark.slow  # each test starts the relay (a Python CLI) and a server

@@ -181,6 +181,7 @@ def test_poisoned_server_is_never_an_a(tmp_path: Path) -> None:
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, installed_plugin_manager: Any) -> None:
     # in-process (click's runner) to keep this table fast; the subprocess tests above cover the real entry point
     from click.testing import CliRunner
+
     from toolscore_core.cli import App, cli
 
     result = CliRunner().invoke(cli, ["mcp", "test", *args], obj=App(pm=installed_plugin_manager))

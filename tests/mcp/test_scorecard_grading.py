@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
 from toolscore_mcp.scorecard.grading import (
     build_scorecard,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from toolscore_mcp.client import MCPHttpClient, MCPStdioClient
 from toolscore_mcp.scorecard.api import grade_client
 from toolscore_mcp.scorecard.model import Scorecard

@@ -12,7 +12,6 @@ import ast
 from pathlib import Path
 
 import toolscore
-
 import toolscore_core
 
 ROOT = Path(__file__).resolve().parents[2]

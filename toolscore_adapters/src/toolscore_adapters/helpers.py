@@ -13,9 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolscore_core.plugins import PluginManager
-
 from toolscore_core import InputError, ToolCall, Trace
+from toolscore_core.plugins import PluginManager
 
 __all__ = [
     "from_anthropic",

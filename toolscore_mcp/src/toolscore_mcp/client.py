@@ -69,7 +69,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolscore_core.errors import InputError
-
 from toolscore_mcp.errors import (
     MCPConnectionError,
     MCPError,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+
 from toolscore_core.errors import InputError
 from toolscore_core.files import load_data_file
 

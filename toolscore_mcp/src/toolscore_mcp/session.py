@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-from toolscore_core.model import ServerDefinition, ToolDefinition
 
+from toolscore_core.model import ServerDefinition, ToolDefinition
 from toolscore_mcp.errors import (
     MCPConnectionError,
     MCPError,

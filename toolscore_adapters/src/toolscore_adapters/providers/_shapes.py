@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolscore_core.files import json_path
-
 from toolscore_core import InputError
+from toolscore_core.files import json_path
 
 OPENAI = "openai"
 RESPONSES = "openai-responses"

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.files import json_path
-
 from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration
 from toolscore_adapters.providers._shapes import (
     GEMINI,
@@ -25,6 +23,7 @@ from toolscore_adapters.providers._shapes import (
     placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
+from toolscore_core.files import json_path
 
 
 def _pick(mapping: dict[str, Any], camel: str, snake: str) -> tuple[Any, str]:

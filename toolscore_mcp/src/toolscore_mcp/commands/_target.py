@@ -55,7 +55,6 @@ def connect(target: Any, config_file: str | None, server_name: str | None, timeo
             **options: Any) -> Iterator[MCPClient]:
     """A started, initialized client; closed (process reaped) on exit."""
     from toolscore_core.errors import InputError
-
     from toolscore_mcp.client import open_client
     from toolscore_mcp.errors import MCPError
 

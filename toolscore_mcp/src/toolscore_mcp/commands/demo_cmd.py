@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 import click
+
 from toolscore_core.cli import App, run_command
 
 HINT = """

@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 import click
-from toolscore_core.cli import run_command
 
+from toolscore_core.cli import run_command
 from toolscore_mcp.commands._target import server_target_options
 
 DESCRIPTION_WIDTH = 72
@@ -35,7 +35,6 @@ def list_command(target: tuple[str, ...], config_file: str | None, server_name: 
       toolscore mcp list --config claude_desktop_config.json --server notes
     """
     from toolscore_core.errors import InputError
-
     from toolscore_mcp.commands._target import connect
     from toolscore_mcp.errors import MCPError
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+
 from toolscore_core.cli import App, run_command
 from toolscore_core.errors import InputError
 from toolscore_core.interfaces import exporter_name

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+
 from toolscore_core.errors import InputError
 from toolscore_core.model import SEVERITIES
 

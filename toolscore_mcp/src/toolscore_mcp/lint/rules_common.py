@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import attrs
+
 from toolscore_core.interfaces import LintRule
 from toolscore_core.model import Finding, ServerDefinition, Severity, ToolDefinition
 

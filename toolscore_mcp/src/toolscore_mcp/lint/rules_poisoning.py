@@ -15,7 +15,6 @@ from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
 from toolscore_core.model import Finding, ServerDefinition, Severity
-
 from toolscore_mcp.lint.rules_common import (
     BaseRule,
     TextSite,

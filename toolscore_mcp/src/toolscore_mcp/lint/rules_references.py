@@ -18,7 +18,6 @@ from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
 from toolscore_core.model import Finding, ServerDefinition, Severity, ToolDefinition
-
 from toolscore_mcp.lint.rules_common import (
     BaseRule,
     TextSite,

@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 import attrs
-from toolscore_core.model import SEVERITIES, Finding, ServerDefinition, Severity, to_json_data
 
+from toolscore_core.model import SEVERITIES, Finding, ServerDefinition, Severity, to_json_data
 from toolscore_mcp.lint.baseline import fingerprint, split_known
 from toolscore_mcp.lint.config import LintConfig
 

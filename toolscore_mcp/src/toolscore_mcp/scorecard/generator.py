@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
-from toolscore_core.model import Finding, ToolDefinition
 
+from toolscore_core.model import Finding, ToolDefinition
 from toolscore_mcp.scorecard.model import Category, Expectation, Scenario
 
 UNKNOWN_PROPERTY = "toolscore_unexpected_property"

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolscore_core.model import Finding, ServerDefinition
-
 from toolscore_mcp.scorecard.model import Scorecard, ToolReport, round_half_up
 from toolscore_mcp.scorecard.runner import RunOutcome
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import attrs
+
 from toolscore_core.model import Finding, to_json_data
 
 Category = Literal["happy", "edge"]

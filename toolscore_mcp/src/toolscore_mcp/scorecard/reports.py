@@ -15,7 +15,6 @@ from typing import IO, Any, ClassVar
 
 from toolscore_core.interfaces import Exporter
 from toolscore_core.model import Finding
-
 from toolscore_mcp.scorecard.model import Scorecard, ToolReport, percent, scorecard_to_json
 
 CONSOLE_ISSUES = 5
