@@ -12,7 +12,8 @@ How it stays fast and bounded (10k calls of one tool in well under a second):
    values equals an actual call with identical arguments, which is always an optimal
    partner (no other actual call can match more of its arguments with fewer extras), so
    these pairs are fixed in O(n).
-3. What remains of each tool is solved with ``scipy.optimize.linear_sum_assignment``.
+3. What remains of each tool is solved with ``toolscore_core.assignment.linear_sum_assignment``
+   (numpy for small blocks, scipy for large ones).
    When it fits one window of :data:`WINDOW` x :data:`WINDOW` calls (every ordinary
    trace), that is the exact optimum. Beyond that, each window of expected calls is
    solved against the actual calls that share its most distinctive argument values (an
@@ -160,7 +161,8 @@ def _solve_window(
     """Optimal assignment inside one window (lexicographic: most matched units, then fewest
     unrequested actual arguments, then calls that succeeded, then closest positions)."""
     import numpy as np
-    from scipy.optimize import linear_sum_assignment
+
+    from toolscore_core.assignment import linear_sum_assignment
 
     n, m = len(exp_idx), len(act_idx)
     matched = np.zeros((n, m), dtype=np.int64)
