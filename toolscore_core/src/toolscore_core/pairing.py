@@ -214,8 +214,9 @@ def _solve_window(
     big = float(int(act_units_for_empty.sum()) + 1) * mid
     cost = (-matched.astype(np.float64) * big + precision_cost.astype(np.float64) * mid
             + not_succeeded[None, :] * low + distance)
-    rows, cols = linear_sum_assignment(cost)
-    return [(exp_idx[r], act_idx[c], int(matched[r, c])) for r, c in zip(rows.tolist(), cols.tolist(), strict=True)]
+    row_ids, col_ids = linear_sum_assignment(cost)
+    return [(exp_idx[r], act_idx[c], int(matched[r, c]))
+            for r, c in zip(row_ids.tolist(), col_ids.tolist(), strict=True)]
 
 
 POSTING_LIMIT = 32  # an argument value shared by more calls than this does not tell them apart
