@@ -5,20 +5,27 @@ of at most a few hundred calls. ``scipy.optimize.linear_sum_assignment`` solves 
 importing ``scipy.optimize`` costs about a second of start-up on our machines, more than
 ``toolscore eval`` may spend on a 10,000-call trace in total. This is the classic
 shortest-augmenting-path Hungarian algorithm with potentials (O(n² m)), its inner loop
-vectorised over the columns: fast for the small blocks most traces produce. Large dense
-blocks (hundreds of calls of one tool, all different) still go to scipy.
+vectorised over the columns: fast for the blocks ordinary traces produce. Blocks full of
+near-ties (hundreds of calls of one tool, all a little different) exceed its step budget
+and go to scipy.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
-#: Up to this many rows (of the smaller side) the numpy solver below is used; larger,
-#: dense blocks go to scipy's C implementation, whose import then pays for itself (the
-#: Python-level loop of this solver grows as n² iterations).
-NUMPY_SOLVER_LIMIT = 96
+#: The numpy solver's budget of augmenting steps per row. Ordinary blocks (most rows have
+#: one clearly best partner) need one to three; blocks full of near-ties (hundreds of calls
+#: of one tool, every one a little different) need hundreds per row, and go to scipy's C
+#: implementation instead, whose import then pays for itself.
+STEPS_PER_ROW = 8
+
+
+class _TooHard(Exception):
+    """The block needs more augmenting steps than the numpy solver's budget."""
 
 
 def linear_sum_assignment(cost: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -27,16 +34,19 @@ def linear_sum_assignment(cost: Any) -> tuple[np.ndarray, np.ndarray]:
     Same contract as scipy's: ``min(n, m)`` pairs, rows returned in increasing order.
     """
     matrix = np.asarray(cost, dtype=np.float64)
-    if matrix.ndim == 2 and min(matrix.shape) > NUMPY_SOLVER_LIMIT:
-        from scipy.optimize import linear_sum_assignment as scipy_solver
+    if "scipy.optimize" not in sys.modules:  # once scipy is loaded, its C solver is cheaper
+        try:
+            return solve_small(matrix, max_steps_per_row=STEPS_PER_ROW)
+        except _TooHard:
+            pass
+    from scipy.optimize import linear_sum_assignment as scipy_solver
 
-        rows, cols = scipy_solver(matrix)
-        return rows.astype(np.int64), cols.astype(np.int64)
-    return solve_small(matrix)
+    rows, cols = scipy_solver(matrix)
+    return rows.astype(np.int64), cols.astype(np.int64)
 
 
-def solve_small(cost: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The numpy solver, for any size (used directly by the tests)."""
+def solve_small(cost: Any, *, max_steps_per_row: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The numpy solver; with ``max_steps_per_row`` it gives up (``_TooHard``) on hard blocks."""
     matrix = np.asarray(cost, dtype=np.float64)
     if matrix.ndim != 2:
         raise ValueError("the cost matrix must be two-dimensional")
@@ -47,15 +57,17 @@ def solve_small(cost: Any) -> tuple[np.ndarray, np.ndarray]:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     if n > m:
-        cols, rows = solve_small(matrix.T)
+        cols, rows = solve_small(matrix.T, max_steps_per_row=max_steps_per_row)
         order = np.argsort(rows)
         return rows[order], cols[order]
-    return _solve(matrix)
+    budget = None if max_steps_per_row is None else max_steps_per_row * n + 16
+    return _solve(matrix, budget)
 
 
-def _solve(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _solve(cost: np.ndarray, budget: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Rows <= columns. Index 0 of the column arrays is a virtual column (1-based rows)."""
     n, m = cost.shape
+    steps = 0
     u = np.zeros(n + 1)
     v = np.zeros(m + 1)
     owner = np.zeros(m + 1, dtype=np.int64)  # owner[j]: the row (1-based) holding column j
@@ -66,6 +78,9 @@ def _solve(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         min_reduced = np.full(m + 1, np.inf)
         used = np.zeros(m + 1, dtype=bool)
         while True:
+            steps += 1
+            if budget is not None and steps > budget:
+                raise _TooHard
             used[col0] = True
             row0 = owner[col0]
             free = ~used
