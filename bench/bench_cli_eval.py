@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_evaluate import make_case  # noqa: E402
+from bench_evaluate import make_case
 
 
 def main() -> None:
