@@ -33,6 +33,7 @@ def test_example_1_console_report(invoke: Any) -> None:
     assert "Required calls completed: 0 of 2 (missing or failed; not part of the default score)" in out
     assert "Top issues to fix\n  1. list_allowed_directories  expected call to `list_allowed_directories` never happened" in out
     assert "Behavior and safety\n  WARNING  1 of 1 tool calls failed (read_text_file)" in out
+    assert "  2. " not in out.split("Top issues to fix")[1].split("Behavior and safety")[0]  # told once
     assert "\x1b[" not in out  # not a terminal: plain text
 
 

@@ -8,6 +8,7 @@ boundaries are compared with that number.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -66,14 +67,17 @@ _RANK: dict[str, int] = {
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
-def top_issues(evaluation: Any, limit: int | None = 10) -> list[tuple[str, str, str]]:
+def top_issues(
+    evaluation: Any, limit: int | None = 10, *, codes: Collection[str] | None = None
+) -> list[tuple[str, str, str]]:
     """The findings worth fixing first, as ``(tool, problem, fix)``.
 
     Ranked by kind (policy and credential errors, then missing and wrong calls, then
     argument problems, then behaviour), then severity, then call order. Findings without
-    a fix are informational and left out.
+    a fix are informational and left out; ``codes`` keeps only findings of those codes
+    (reports list behaviour and safety findings in their own section).
     """
-    findings = [f for f in evaluation.findings if f.fix]
+    findings = [f for f in evaluation.findings if f.fix and (codes is None or f.code in codes)]
     findings.sort(key=lambda f: (_RANK.get(f.code, 50), _SEVERITY_RANK.get(f.severity, 3),
                                  f.call_index if f.call_index is not None else -1))
     issues = [(f.tool or "-", f.message, f.fix) for f in findings]

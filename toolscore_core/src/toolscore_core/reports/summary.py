@@ -113,11 +113,16 @@ def required_counts(evaluation: Evaluation) -> tuple[int, int]:
 
 
 def top_issues(evaluation: Evaluation, limit: int = MAX_ISSUES) -> tuple[Issue, ...]:
-    """The ranked issues the verdict module found, in the report's own shape."""
+    """The ranked issues about the calls the task needed, in the report's own shape.
+
+    Behaviour and safety findings have their own section and the required-call line its own
+    count, so each problem is told once (as in the seed's example 1, whose only top issue
+    is the call that never happened).
+    """
     from toolscore_core import verdict
 
     issues: list[Issue] = []
-    for item in verdict.top_issues(evaluation)[:limit]:
+    for item in verdict.top_issues(evaluation, codes=SCORING_CODES)[:limit]:
         if isinstance(item, tuple):  # (tool, problem, fix)
             subject, problem, fix = (*item, None, None, None)[:3]
         else:
