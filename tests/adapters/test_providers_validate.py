@@ -29,9 +29,10 @@ def test_report_shows_detection_and_every_call(run):
     out = result.stdout
     assert "detected as   anthropic (confidence 0.90)" in out
     assert "5 (4 ok, 1 FAILED, 0 unknown)" in out
-    lines = [ln.split() for ln in out.splitlines() if ln.strip().startswith(("0 ", "3 "))]
-    assert lines[0][:2] == ["0", "lookup_customer"] and lines[0][-2:] == ["ok", "-"]
-    assert lines[1][:2] == ["3", "refund_order"] and "FAILED" in lines[1]
+    lines = [ln.split() for ln in out.splitlines() if ln.strip().startswith(("1 ", "4 "))]
+    # calls are numbered from 1, as in every finding ("call 4 refund_order ...")
+    assert lines[0][:2] == ["1", "lookup_customer"] and lines[0][-2:] == ["ok", "-"]
+    assert lines[1][:2] == ["4", "refund_order"] and "FAILED" in lines[1]
     assert "final answer  I could not refund order A-1002" in out
     assert "\x1b[" not in out  # no terminal styling in a pipe or CI log
 

@@ -136,7 +136,7 @@ def render_plain(data: dict[str, Any]) -> str:
         duration = "-" if c["duration"] is None else f"{c['duration'] * 1000:.0f} ms"
         preview = truncate(json.dumps(c["args"], ensure_ascii=False, default=str), ARGS_PREVIEW) \
             if c["args"] is not None else "(not recorded)"
-        rows.append((str(c["index"]), c["tool"], preview, c["outcome"], duration))
+        rows.append((str(c["index"] + 1), c["tool"], preview, c["outcome"], duration))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         lines.append("  " + "  ".join(row[i].ljust(widths[i]) for i in range(4)) + "  " + row[4])
@@ -159,7 +159,7 @@ def render_rich(data: dict[str, Any]) -> None:
     for c in data["calls"]:
         duration = "-" if c["duration"] is None else f"{c['duration'] * 1000:.0f} ms"
         preview = json.dumps(c["args"], ensure_ascii=False, default=str) if c["args"] is not None else "(not recorded)"
-        table.add_row(str(c["index"]), Text(c["tool"]), Text(preview[:ARGS_PREVIEW]),
+        table.add_row(str(c["index"] + 1), Text(c["tool"]), Text(preview[:ARGS_PREVIEW]),
                       Text(c["outcome"], style=style[c["outcome"]]), duration)
     console.print(table)
 
