@@ -9,6 +9,7 @@ disable it instead of its items.
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 import click
@@ -101,6 +102,7 @@ def plugins(app: App, as_json: bool, check: bool) -> None:
                     state = f"FAILED: {rec['error']} (disable with {ENV_DISABLE}={dist['name']})"
                 else:
                     state = ", ".join(rec["items"]) or "(nothing registered)"
-                click.echo(f"  {group:<22} {state}")
+                click.echo(textwrap.fill(state, width=100, initial_indent=f"  {group:<22} ",
+                                         subsequent_indent=" " * 25, break_on_hyphens=False))
     if check and broken:
         raise SystemExit(1)
