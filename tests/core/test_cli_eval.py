@@ -73,7 +73,8 @@ def test_min_score_from_the_gold_file(invoke: Any, tmp_path: Path) -> None:
         "  - tool: book_flight\n    args:\n      flight_id: {$regex: 'FL-\\d+'}\nmin_score: 0.9\n",
         encoding="utf-8",
     )
-    _ok(invoke("eval", str(gold), str(FLIGHTS / "trace.json")), 1)
+    out = _ok(invoke("eval", str(gold), str(FLIGHTS / "trace.json")), 1)
+    assert "below the required 90.0% (min_score in the gold file)" in out
     _ok(invoke("eval", str(gold), str(FLIGHTS / "trace_good.json")), 0)
     _ok(invoke("eval", str(gold), str(FLIGHTS / "trace.json"), "--min-score", "0.4"), 0)
 

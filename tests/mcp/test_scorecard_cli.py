@@ -212,3 +212,17 @@ def test_unwritable_output_is_an_input_error(tmp_path: Path) -> None:
     proc = toolscore("mcp", "test", SAMPLE, "-o", str(blocker / "report.md"), cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.startswith("toolscore: error: ") and "cannot write the report" in proc.stderr
+
+
+def test_target_words_after_a_double_dash_are_a_command(tmp_path) -> None:
+    """`toolscore mcp test -- CMD ARGS...` works like `mcp list` and `mcp lint` do."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "toolscore_core.cli", "mcp", "test", "--report", "json", "--allow-destructive",
+         "--", sys.executable, "-m", "toolscore_mcp.sample_server"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"notes-server"' in done.stdout

@@ -188,8 +188,9 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
 
     failed = False
     if below_bar(evaluation.score, evaluation.min_score):
+        source = "--min-score" if min_score is not None else "min_score in the gold file"
         click.echo(f"FAIL score {evaluation.score * 100:.1f}% is below the required "
-                   f"{evaluation.min_score * 100:.1f}% (--min-score)")
+                   f"{evaluation.min_score * 100:.1f}% ({source})")
         failed = True
     if fail_on_violations:
         found = violation_count(evaluation)

@@ -10,7 +10,7 @@ value, so never a credential)::
       "gold_file": "gold.json",            # as given on the command line
       "trace_file": "trace.json",
       "mode": "default",                   # order mode the score was computed with
-      "weights": {"selection": 0.4, ...},  # weights the score was computed with
+      "weights": {"selection_accuracy": 0.4, ...},  # weights the score was computed with
       "score": 0.9, "grade": "A", "verdict": "PASS",
       "metrics": {"selection_accuracy": 1.0, "argument_f1": 1.0, "sequence_accuracy": 0.5,
                   "redundancy": 1.0, "identical_rate": 0.0, "required_call_recall": 0.0},

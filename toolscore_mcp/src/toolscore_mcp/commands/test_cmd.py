@@ -17,6 +17,7 @@ import click
 from toolscore_core.cli import App, run_command
 from toolscore_core.errors import InputError
 from toolscore_core.interfaces import exporter_name
+from toolscore_mcp.commands._target import target_words
 
 REPORT_FORMATS = ("console", "md", "html", "json")
 GRADES = ("A", "B", "C", "D", "F")
@@ -110,7 +111,7 @@ def progress_reporter(enabled: bool) -> tuple[Any, Any]:
 
 
 @click.command("test", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.argument("target", required=False)
+@click.argument("target", nargs=-1, metavar="[TARGET]...")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Claude Desktop / Cursor config file that defines the server (with --server).")
 @click.option("--server", "server_name", metavar="NAME", help="Server entry in --config FILE.")
@@ -134,18 +135,19 @@ def progress_reporter(enabled: bool) -> tuple[Any, Any]:
               help="Also call tools annotated or named as destructive (delete, drop, remove ...).")
 @click.pass_context
 @run_command
-def test_command(ctx: click.Context, target: str | None, config_file: str | None, server_name: str | None,
+def test_command(ctx: click.Context, target: tuple[str, ...], config_file: str | None, server_name: str | None,
                  report: str | None, output: str | None, fail_under: str | None, ci: bool, concurrency: int,
                  timeout: float, deadline: float, scenarios: str, max_timeouts: int,
                  allow_destructive: bool) -> None:
     """Grade TARGET A-F: generated happy-path and edge-case calls, lint, token cost.
 
-    TARGET is a command that starts a stdio server, or an http(s):// URL of a Streamable
-    HTTP endpoint; or use --config FILE --server NAME.
+    TARGET is a command that starts a stdio server (one quoted string, or its words after
+    --), or an http(s):// URL of a Streamable HTTP endpoint; or use --config FILE --server NAME.
 
     \b
     Examples:
       toolscore mcp test "python my_server.py"
+      toolscore mcp test -- python -m my_package.server --verbose
       toolscore mcp test --config claude_desktop_config.json --server my-server
       toolscore mcp test "node dist/index.js" --report md -o SCORECARD.md --fail-under B
       toolscore mcp test http://127.0.0.1:3001/mcp --concurrency 4 --ci
@@ -159,7 +161,7 @@ def test_command(ctx: click.Context, target: str | None, config_file: str | None
     console = exporter_for(app, "console") if fmt != "console" or output else None
     options = RunOptions(scenarios_per_tool=_scenarios(scenarios), concurrency=concurrency, timeout=timeout,
                          deadline=deadline, allow_destructive=allow_destructive, max_timeouts=max_timeouts)
-    card = grade_target(app, target, config_file=config_file, server_name=server_name, options=options,
+    card = grade_target(app, target_words(target), config_file=config_file, server_name=server_name, options=options,
                         show_progress=not ci and sys.stderr.isatty())
     if output is not None:
         write_report(exporter, card, output)
