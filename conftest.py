@@ -15,7 +15,7 @@ pytest_plugins = ["toolscore_core.testing"]
 
 @pytest.fixture(autouse=True)
 def _isolated_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    from toolscore_core.plugins import reset_plugin_manager
+    from toolscore_core.kernel.plugins import reset_plugin_manager
 
     monkeypatch.setenv("TOOLSCORE_STRICT_PLUGINS", "1")
     monkeypatch.delenv("TOOLSCORE_DISABLE_PLUGINS", raising=False)

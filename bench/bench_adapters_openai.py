@@ -83,8 +83,8 @@ def main() -> int:
     parser.add_argument("--append", action="store_true", help="append the results to bench/RESULTS.md")
     options = parser.parse_args()
 
-    from toolscore_core.plugins import PluginManager
-    from toolscore_core.traces import adapter_registry, load_trace_file
+    from toolscore_core.kernel.plugins import PluginManager
+    from toolscore_core.kernel.traces import adapter_registry, load_trace_file
 
     pm = PluginManager(autoload=True, strict=True)
     adapter_registry(pm)  # load the plugins before timing anything

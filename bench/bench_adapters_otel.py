@@ -113,7 +113,7 @@ def peaks():
 _CHILD = _PEAK + """
 import json, sys, time
 from pathlib import Path
-from toolscore_core.traces import load_trace_file
+from toolscore_core.kernel.traces import load_trace_file
 start = time.perf_counter()
 trace = load_trace_file(Path(sys.argv[1]))
 elapsed = time.perf_counter() - start
@@ -122,7 +122,7 @@ print(json.dumps({"calls": len(trace), "format": trace.source_format, "seconds":
 
 _BASELINE = _PEAK + """
 import json
-from toolscore_core.traces import adapter_registry
+from toolscore_core.kernel.traces import adapter_registry
 adapter_registry()
 print(json.dumps(peaks()))
 """
@@ -136,7 +136,7 @@ def _child(code: str, *args: str) -> dict[str, Any]:
 def bench_throughput(calls: int, rounds: int = 5) -> dict[str, Any]:
     """Paired rounds (json.load, then the adapter) so both see the same machine load; CPU
     time (``time.process_time``) because the machine is shared. Median of the rounds."""
-    from toolscore_core.traces import load_trace_file
+    from toolscore_core.kernel.traces import load_trace_file
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "otlp_100k.json"

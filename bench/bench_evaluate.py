@@ -48,7 +48,7 @@ def make_case(n: int, *, one_tool: bool = False) -> tuple[list[dict[str, Any]], 
 
 
 def run(n: int, *, one_tool: bool, repeat: int) -> dict[str, Any]:
-    from toolscore_core.evaluation import evaluate
+    from toolscore_core.scoring.evaluation import evaluate
 
     expected, actual = make_case(n, one_tool=one_tool)
     evaluate(expected[:50], actual[:50])  # warm up: imports and plugin loading are not measured

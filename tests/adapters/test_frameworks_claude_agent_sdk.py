@@ -14,7 +14,7 @@ import pytest
 
 from toolscore_adapters.frameworks.claude_agent_sdk import ClaudeAgentSDKAdapter
 from toolscore_core import InputError
-from toolscore_core.traces import load_trace
+from toolscore_core.kernel.traces import load_trace
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
 REFUND_ERROR = "Refund window has closed"
@@ -175,7 +175,7 @@ def test_provider_message_lists_are_not_claimed() -> None:
 
 
 def test_evaluate_accepts_the_live_messages_with_bare_tool_names(builders: Any) -> None:
-    from toolscore_core import evaluation
+    from toolscore_core.scoring import evaluation
     result = evaluation.evaluate(
         expected=[{"tool": "lookup_customer", "args": {"email": "ada@example.com"}},
                   {"tool": "refund_order", "args": {"order_id": "A-17", "amount": 42.5}}],

@@ -13,7 +13,7 @@ import pytest
 
 from toolscore_adapters.frameworks.crewai import CrewAIAdapter
 from toolscore_core import InputError
-from toolscore_core.traces import load_trace
+from toolscore_core.kernel.traces import load_trace
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
 REFUND_ERROR = "Refund window has closed"

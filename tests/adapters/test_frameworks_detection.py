@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from toolscore_core.files import load_data_file
-from toolscore_core.registry import collect
-from toolscore_core.traces import load_trace
+from toolscore_core.kernel.files import load_data_file
+from toolscore_core.kernel.registry import collect
+from toolscore_core.kernel.traces import load_trace
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FRAMEWORKS = {"pydantic-ai", "openai-agents", "claude-agent-sdk", "crewai"}
@@ -36,7 +36,7 @@ OTHER_DIRS = ("providers", "otel", "mcp")
 
 @pytest.fixture(scope="module")
 def adapters() -> list[Any]:
-    from toolscore_core.plugins import PluginManager
+    from toolscore_core.kernel.plugins import PluginManager
 
     return collect(PluginManager(autoload=True, strict=True), "adapters").instances()
 

@@ -12,7 +12,7 @@ import pytest
 
 from toolscore_adapters.frameworks.openai_agents import OpenAIAgentsAdapter, failure_text
 from toolscore_core import InputError
-from toolscore_core.traces import load_trace
+from toolscore_core.kernel.traces import load_trace
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
 REFUND_ERROR = "Refund window has closed"
@@ -70,7 +70,7 @@ def test_live_new_items_and_input_list(run_result: Any) -> None:
 
 
 def test_evaluate_accepts_the_live_run(run_result: Any, installed_plugin_manager: Any) -> None:
-    from toolscore_core import evaluation
+    from toolscore_core.scoring import evaluation
     result = evaluation.evaluate(
         expected=[{"tool": "lookup_customer", "args": {"email": "ada@example.com"}},
                   {"tool": "list_orders", "args": {"customer_id": "C-1"}},

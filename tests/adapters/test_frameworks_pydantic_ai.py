@@ -12,7 +12,7 @@ import pytest
 
 from toolscore_adapters.frameworks.pydantic_ai import PydanticAIAdapter
 from toolscore_core import InputError
-from toolscore_core.traces import load_trace
+from toolscore_core.kernel.traces import load_trace
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
 REFUND_ERROR = "Refund window has closed"
@@ -191,7 +191,7 @@ def test_unicode_arguments_survive() -> None:
 
 
 def test_evaluate_accepts_the_live_run(builders: Any) -> None:
-    from toolscore_core import evaluation
+    from toolscore_core.scoring import evaluation
     result = evaluation.evaluate(
         expected=[{"tool": "lookup_customer", "args": {"email": "ada@example.com"}},
                   {"tool": "list_orders", "args": {"customer_id": "C-1"}},

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolscore_core import InputError, Trace
-from toolscore_core.files import load_data_file
-from toolscore_core.plugins import PluginManager
-from toolscore_core.registry import collect
-from toolscore_core.traces import load_trace_file
+from toolscore_core.kernel.files import load_data_file
+from toolscore_core.kernel.plugins import PluginManager
+from toolscore_core.kernel.registry import collect
+from toolscore_core.kernel.traces import load_trace_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -12,7 +12,7 @@ import pytest
 from toolscore_adapters.protocols.jsonrpc import JsonRpcAdapter
 from toolscore_adapters.protocols.mcp_session import McpSessionAdapter
 from toolscore_core import InputError
-from toolscore_core.traces import load_trace_file
+from toolscore_core.kernel.traces import load_trace_file
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "mcp"
 OUTCOMES = [

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from toolscore_adapters.protocols.otel import OtelAdapter
-from toolscore_core.traces import load_trace, load_trace_file
+from toolscore_core.kernel.traces import load_trace, load_trace_file
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "otel"

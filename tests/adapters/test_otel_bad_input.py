@@ -15,7 +15,7 @@ import pytest
 
 from toolscore_adapters.protocols.otel import OtelAdapter
 from toolscore_core import InputError
-from toolscore_core.traces import load_trace_file
+from toolscore_core.kernel.traces import load_trace_file
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "otel_genai_spans.json"

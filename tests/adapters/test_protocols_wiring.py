@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from toolscore_core.traces import adapter_registry, load_trace_file
+from toolscore_core.kernel.traces import adapter_registry, load_trace_file
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

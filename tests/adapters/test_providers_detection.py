@@ -13,8 +13,8 @@ import pytest
 import toolscore_test_providers_support as S
 
 from toolscore_core import InputError
-from toolscore_core.files import load_data_file
-from toolscore_core.traces import adapter_registry, load_trace, load_trace_file
+from toolscore_core.kernel.files import load_data_file
+from toolscore_core.kernel.traces import adapter_registry, load_trace, load_trace_file
 
 FIX = S.FIXTURES
 

@@ -8,7 +8,7 @@ import pytest
 import toolscore_test_providers_support as S
 
 from toolscore_core import InputError
-from toolscore_core.traces import load_trace, load_trace_file
+from toolscore_core.kernel.traces import load_trace, load_trace_file
 
 B = S.builders()
 FIX = S.FIXTURES

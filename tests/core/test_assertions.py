@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from toolscore import ToolscoreAssertionError, assert_tools, test_agent, test_agent_async
-from toolscore_core.assertions import failure_message
-from toolscore_core.matchers import Regex
+from toolscore_core.scoring.assertions import failure_message
+from toolscore_core.scoring.matchers import Regex
 
 FLIGHTS_EXPECTED = [
     {"tool": "search_flights", "args": {"origin": "SFO", "destination": "NYC"}},
@@ -161,7 +161,7 @@ def test_an_sdk_response_goes_through_the_adapters() -> None:
             "tool_calls": [{"id": "call_1", "type": "function", "function": {
                 "name": "get_weather", "arguments": "{\"city\": \"NYC\"}"}}]}}],
     })
-    from toolscore_core.plugins import PluginManager
+    from toolscore_core.kernel.plugins import PluginManager
 
     pm = PluginManager(autoload=True, strict=True)  # the installed adapters read SDK objects
     result = test_agent(lambda _p: response, "weather?", [{"tool": "get_weather", "args": {"city": "NYC"}}],
@@ -170,7 +170,7 @@ def test_an_sdk_response_goes_through_the_adapters() -> None:
 
 
 def test_not_a_callable_is_an_input_error() -> None:
-    from toolscore_core.errors import InputError
+    from toolscore_core.kernel.errors import InputError
 
     with pytest.raises(InputError, match="callable"):
         test_agent("not an agent", "x", FLIGHTS_EXPECTED)  # type: ignore[arg-type]

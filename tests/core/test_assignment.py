@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toolscore_core.assignment import linear_sum_assignment, solve_small
+from toolscore_core.scoring.assignment import linear_sum_assignment, solve_small
 
 scipy_optimize = pytest.importorskip("scipy.optimize")
 

@@ -49,7 +49,7 @@ def test_example_1_from_an_mcp_recording(installed_plugin_manager: Any) -> None:
     from click.testing import CliRunner
 
     from toolscore_core.cli import App, cli
-    from toolscore_core.traces import adapter_registry
+    from toolscore_core.kernel.traces import adapter_registry
 
     assert "mcp" in adapter_registry(installed_plugin_manager).names()
     result = CliRunner().invoke(cli, ["eval", str(EXAMPLE1 / "gold.json"), str(EXAMPLE1 / "session.json")],

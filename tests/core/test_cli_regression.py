@@ -117,7 +117,7 @@ def test_help_shows_the_workflow(invoke: Any) -> None:
 
 
 def test_saved_baselines_match_the_shipped_schema(baseline: Path) -> None:
-    from toolscore_core.contracts import validator
+    from toolscore_core.scoring.contracts import validator
 
     validator("baseline")(json.loads(baseline.read_text(encoding="utf-8")))
 

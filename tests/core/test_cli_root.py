@@ -117,7 +117,7 @@ def test_installed_broken_plugin_does_not_break_help_or_plugins(tmp_path):
 
 
 READ_TRACE = (
-    "from toolscore_core.cli import App; from toolscore_core.traces import load_trace; app = App(); "
+    "from toolscore_core.cli import App; from toolscore_core.kernel.traces import load_trace; app = App(); "
     "app.registry('adapters'); app.registry('adapters'); "
     "print(load_trace([{'tool': 'a', 'args': {}}], pm=app.pm).calls[0].tool)"
 )

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.contracts import (
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import Contract, ExpectedCall, ForbiddenRule, ToolCall, Trace
+from toolscore_core.scoring.contracts import (
     as_contract,
     contract_from_data,
     expected_calls,
@@ -16,10 +18,8 @@ from toolscore_core.contracts import (
     load_forbidden,
     validator,
 )
-from toolscore_core.errors import InputError
-from toolscore_core.evaluation import evaluate, evaluate_trace
-from toolscore_core.matchers import ANY, Contains, Regex
-from toolscore_core.model import Contract, ExpectedCall, ForbiddenRule, ToolCall, Trace
+from toolscore_core.scoring.evaluation import evaluate, evaluate_trace
+from toolscore_core.scoring.matchers import ANY, Contains, Regex
 
 
 def write(tmp_path: Path, name: str, text: str | bytes) -> Path:

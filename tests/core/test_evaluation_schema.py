@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.contracts import load_schema, validator
-from toolscore_core.evaluation import evaluate, evaluate_trace
-from toolscore_core.matchers import Regex
-from toolscore_core.model import Evaluation
+from toolscore_core.kernel.model import Evaluation
+from toolscore_core.scoring.contracts import load_schema, validator
+from toolscore_core.scoring.evaluation import evaluate, evaluate_trace
+from toolscore_core.scoring.matchers import Regex
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "guardrails"
 
@@ -110,7 +110,7 @@ def test_from_dict_round_trip() -> None:
 @pytest.mark.parametrize("bad", [{}, {"schema_version": "9", "kind": "toolscore.evaluation"}, [], {"kind": "x"},
                                  {"schema_version": "1", "kind": "toolscore.evaluation"}])
 def test_from_dict_rejects_what_is_not_a_record(bad: object) -> None:
-    from toolscore_core.errors import InputError
+    from toolscore_core.kernel.errors import InputError
 
     with pytest.raises(InputError):
         Evaluation.from_dict(bad)  # type: ignore[arg-type]

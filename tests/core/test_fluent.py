@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolscore import ANY, Contains, Regex, ToolscoreAssertionError, expect
-from toolscore_core.errors import InputError
+from toolscore_core.kernel.errors import InputError
 
 BOOKED = [
     {"tool": "search_flights", "args": {"origin": "SFO", "destination": "NYC"}, "result": ["FL-100"]},

@@ -25,8 +25,8 @@ from toolscore_core import (
     hookimpl,
     lazy_command,
 )
-from toolscore_core.registry import collect, instantiate
-from toolscore_core.traces import load_trace
+from toolscore_core.kernel.registry import collect, instantiate
+from toolscore_core.kernel.traces import load_trace
 
 
 class StepAdapter(TraceAdapter):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore_core.errors import InputError
-from toolscore_core.matchers import (
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.scoring.matchers import (
     ANY,
     Approx,
     Contains,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from toolscore_core.model import (
+from toolscore_core.kernel.model import (
     Contract,
     ExpectedCall,
     Finding,

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from toolscore_core.errors import InputError
-from toolscore_core.evaluation import evaluate
-from toolscore_core.matchers import ANY, Regex
-from toolscore_core.model import ExpectedCall, ToolCall
-from toolscore_core.modes import check_mode, lcs_length, max_matching, sequence_score
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import ExpectedCall, ToolCall
+from toolscore_core.scoring.evaluation import evaluate
+from toolscore_core.scoring.matchers import ANY, Regex
+from toolscore_core.scoring.modes import check_mode, lcs_length, max_matching, sequence_score
 
 
 def E(tool: str, args: dict | None = None) -> ExpectedCall:

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from toolscore_core.matchers import ANY, Regex
-from toolscore_core.model import ExpectedCall, ToolCall
-from toolscore_core.pairing import pair_calls
+from toolscore_core.kernel.model import ExpectedCall, ToolCall
+from toolscore_core.scoring.matchers import ANY, Regex
+from toolscore_core.scoring.pairing import pair_calls
 
 
 def E(tool: str, args: dict | None = None) -> ExpectedCall:
@@ -136,7 +136,7 @@ def _brute_force_best(expected: list[ExpectedCall], actual: list[ToolCall]) -> t
     """Best (matched units, -precision units) over every maximum one-to-one same-tool pairing."""
     from itertools import permutations
 
-    from toolscore_core.pairing import credit
+    from toolscore_core.scoring.pairing import credit
 
     best_per_tool = []
     for tool in {e.tool for e in expected}:

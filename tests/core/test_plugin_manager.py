@@ -8,10 +8,10 @@ import pluggy
 import pytest
 
 from toolscore_core import hookimpl
-from toolscore_core._entrypoints import EntryPoint
-from toolscore_core.errors import PluginError
-from toolscore_core.plugins import GROUPS, PluginManager
-from toolscore_core.registry import collect
+from toolscore_core.kernel._entrypoints import EntryPoint
+from toolscore_core.kernel.errors import PluginError
+from toolscore_core.kernel.plugins import GROUPS, PluginManager
+from toolscore_core.kernel.registry import collect
 
 
 def fake_ep(group: str, value: str, dist: str = "toolscore-fake", name: str | None = None) -> EntryPoint:
@@ -33,7 +33,7 @@ class _Metric:
 @pytest.fixture
 def fake_entry_points(monkeypatch: pytest.MonkeyPatch):
     """Replace the installed entry points with the ones a test lists."""
-    import toolscore_core.plugins as plugins_mod
+    import toolscore_core.kernel.plugins as plugins_mod
 
     eps: list[EntryPoint] = []
     monkeypatch.setattr(plugins_mod, "all_entry_points", lambda: tuple(eps))

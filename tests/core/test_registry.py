@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolscore_core import hookimpl
-from toolscore_core.errors import PluginConflictError, UnknownNameError
-from toolscore_core.registry import Registry, collect, instantiate
+from toolscore_core.kernel.errors import PluginConflictError, UnknownNameError
+from toolscore_core.kernel.registry import Registry, collect, instantiate
 
 
 class A:

@@ -10,11 +10,11 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from toolscore_core.evaluation import evaluate
-from toolscore_core.interfaces import exporter_name
-from toolscore_core.matchers import Contains, Regex
-from toolscore_core.model import Evaluation
-from toolscore_core.registry import collect, instantiate
+from toolscore_core.kernel.interfaces import exporter_name
+from toolscore_core.kernel.model import Evaluation
+from toolscore_core.kernel.registry import collect, instantiate
+from toolscore_core.scoring.evaluation import evaluate
+from toolscore_core.scoring.matchers import Contains, Regex
 
 GUARDRAILS = Path(__file__).parents[2] / "examples" / "guardrails"
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
@@ -124,7 +124,7 @@ def test_json_is_the_evaluation_to_dict(plugin_manager: Any, guardrails_eval: Ev
 
 def test_junit_has_a_case_per_expected_call_rule_and_finding(plugin_manager: Any,
                                                              guardrails_eval: Evaluation) -> None:
-    from toolscore_core.model import ForbiddenRule
+    from toolscore_core.kernel.model import ForbiddenRule
 
     rules = [ForbiddenRule("run_shell", {"command": Regex("rm -rf.*")}, "destructive shell command"),
              ForbiddenRule("read_file", {"path": Contains(".ssh")}, "private keys")]

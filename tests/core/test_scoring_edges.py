@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from toolscore_core import evaluation as evaluation_module
-from toolscore_core.errors import InputError
-from toolscore_core.evaluation import evaluate
-from toolscore_core.interfaces import Metric, MetricResult
-from toolscore_core.model import ToolCall, Trace
-from toolscore_core.plugins import hookimpl
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.interfaces import Metric, MetricResult
+from toolscore_core.kernel.model import ToolCall, Trace
+from toolscore_core.kernel.plugins import hookimpl
+from toolscore_core.scoring import evaluation as evaluation_module
+from toolscore_core.scoring.evaluation import evaluate
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

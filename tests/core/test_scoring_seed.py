@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.evaluation import evaluate, evaluate_trace
-from toolscore_core.matchers import Approx, Contains, IsType, OneOf, Regex
-from toolscore_core.verdict import format_percent, top_issues
+from toolscore_core.scoring.evaluation import evaluate, evaluate_trace
+from toolscore_core.scoring.matchers import Approx, Contains, IsType, OneOf, Regex
+from toolscore_core.scoring.verdict import format_percent, top_issues
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "guardrails"
 

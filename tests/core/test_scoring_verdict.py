@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore_core.evaluation import evaluate
-from toolscore_core.verdict import (
+from toolscore_core.scoring.evaluation import evaluate
+from toolscore_core.scoring.verdict import (
     displayed_percent,
     format_percent,
     grade_for,

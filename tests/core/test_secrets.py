@@ -8,7 +8,13 @@ import uuid
 
 import pytest
 
-from toolscore_core.secrets import contains_secret, find_secrets, preview, redact, redact_text
+from toolscore_core.scoring.secrets import (
+    contains_secret,
+    find_secrets,
+    preview,
+    redact,
+    redact_text,
+)
 
 # Fake credentials in the vendors' formats (none is a live key). Built by concatenation so
 # no complete key-shaped literal sits in the source.
@@ -125,7 +131,7 @@ def test_large_value_is_scanned_quickly() -> None:
 
 
 def test_redact_head_matches_full_redaction_on_its_prefix() -> None:
-    from toolscore_core.secrets import redact_head
+    from toolscore_core.scoring.secrets import redact_head
 
     text = f"{AWS} " + "word " * 300 + f" {GITHUB} " + "z " * (3 * 1024 * 1024)
     for limit in (5, 50, 500, 1600):

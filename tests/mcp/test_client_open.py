@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.errors import InputError
+from toolscore_core.kernel.errors import InputError
 from toolscore_mcp.client import MCPHttpClient, MCPStdioClient, open_client
 
 

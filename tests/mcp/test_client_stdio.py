@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.model import ServerDefinition
+from toolscore_core.kernel.model import ServerDefinition
 from toolscore_mcp.client import MCPStdioClient, open_client
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import fastjsonschema
 import pytest
 
-from toolscore_core.model import ServerDefinition, ToolDefinition
-from toolscore_core.plugins import PluginManager
-from toolscore_core.registry import collect
+from toolscore_core.kernel.model import ServerDefinition, ToolDefinition
+from toolscore_core.kernel.plugins import PluginManager
+from toolscore_core.kernel.registry import collect
 from toolscore_mcp.lint.baseline import fingerprint
 from toolscore_mcp.lint.reports import EXPORTERS, LintConsole, LintJSON, LintMarkdown, LintSARIF
 from toolscore_mcp.lint.rules import builtin_rules

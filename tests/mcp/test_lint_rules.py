@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore_core.interfaces import LintRule
-from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
+from toolscore_core.kernel.interfaces import LintRule
+from toolscore_core.kernel.model import Finding, ServerDefinition, ToolDefinition
 from toolscore_mcp.lint import rules_compat as compat
 from toolscore_mcp.lint import rules_poisoning as poison
 from toolscore_mcp.lint import rules_references as refs

@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from toolscore_core.errors import InputError
-from toolscore_core.interfaces import LintRule
-from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
-from toolscore_core.plugins import PluginManager
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.interfaces import LintRule
+from toolscore_core.kernel.model import Finding, ServerDefinition, ToolDefinition
+from toolscore_core.kernel.plugins import PluginManager
 from toolscore_mcp.lint.baseline import fingerprint, load_baseline, split_known, write_baseline
 from toolscore_mcp.lint.config import LintConfig, find_config_file, from_cli, load_config
 from toolscore_mcp.lint.rules import builtin_rules

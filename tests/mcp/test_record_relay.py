@@ -64,8 +64,8 @@ def test_filesystem_session_like_the_readme_example(filesystem_command, tmp_path
 
 
 def test_the_adapter_reads_the_session_back(filesystem_command, tmp_path: Path) -> None:
-    from toolscore_core.plugins import PluginManager
-    from toolscore_core.traces import load_trace
+    from toolscore_core.kernel.plugins import PluginManager
+    from toolscore_core.kernel.traces import load_trace
 
     session = tmp_path / "session.jsonl"
     with MCPStdioClient([*RELAY, "-o", str(session), "--", *filesystem_command(tmp_path)], timeout=20) as relay:
@@ -124,8 +124,8 @@ def test_killing_the_relay_keeps_answered_calls_and_unanswered_stay_unknown(misb
     assert len(calls) == 1 and calls[0]["args"] == {"seconds": 0} and calls[0]["is_error"] is False
     requests = [e["msg"] for e in events if e.get("dir") == "c2s" and e.get("msg", {}).get("method") == "tools/call"]
     assert [r["params"]["arguments"]["seconds"] for r in requests] == [0, 30]
-    from toolscore_core.plugins import PluginManager
-    from toolscore_core.traces import load_trace
+    from toolscore_core.kernel.plugins import PluginManager
+    from toolscore_core.kernel.traces import load_trace
 
     trace = load_trace(session, pm=PluginManager(autoload=True, strict=True))
     assert [c.is_error for c in trace.calls] == [False, None]  # unknown, never a success

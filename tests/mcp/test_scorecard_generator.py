@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore_core.model import ToolDefinition
+from toolscore_core.kernel.model import ToolDefinition
 from toolscore_mcp.sample_server import TOOLS
 from toolscore_mcp.scorecard.generator import (
     EDGE_KINDS,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolscore_core.model import Finding, ServerDefinition, ToolDefinition
+from toolscore_core.kernel.model import Finding, ServerDefinition, ToolDefinition
 from toolscore_mcp.scorecard.grading import (
     build_scorecard,
     grade_cap,

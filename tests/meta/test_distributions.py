@@ -6,7 +6,7 @@ import re
 import sys
 from pathlib import Path
 
-from toolscore_core.plugins import GROUPS
+from toolscore_core.kernel.plugins import GROUPS
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -7,7 +7,7 @@ import inspect
 import re
 from pathlib import Path
 
-from toolscore_core import hookspecs
+from toolscore_core.kernel import hookspecs
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOKS_DOC = ROOT / "docs" / "plugins" / "hooks.md"
@@ -39,7 +39,7 @@ def test_no_documented_hook_is_stale():
 
 def test_every_hook_has_a_group_named_in_the_doc():
     text = HOOKS_DOC.read_text()
-    from toolscore_core.plugins import GROUPS
+    from toolscore_core.kernel.plugins import GROUPS
 
     for kind in GROUPS:
         assert f"`toolscore.{kind}`" in text

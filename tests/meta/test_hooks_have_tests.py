@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from toolscore_core import hookspecs
+from toolscore_core.kernel import hookspecs
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ def test_entry_point_modules_import_nothing_heavy():
     probe = textwrap.dedent(
         """
         import sys
-        from toolscore_core.plugins import all_entry_points
+        from toolscore_core.kernel.plugins import all_entry_points
         for ep in all_entry_points():
             ep.load()
         heavy = ("openai", "anthropic", "httpx", "mcp", "google", "langchain", "langgraph", "pydantic_ai",

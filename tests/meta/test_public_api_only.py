@@ -61,5 +61,5 @@ def test_plugins_and_examples_import_only_public_names():
 
 def test_the_checker_catches_a_private_import(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("from toolscore_core.registry import collect\nfrom toolscore_core import _LAZY\n")
+    bad.write_text("from toolscore_core.kernel.registry import collect\nfrom toolscore_core import _LAZY\n")
     assert len(violations(bad)) == 2

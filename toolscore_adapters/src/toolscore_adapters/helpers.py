@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore_core import InputError, ToolCall, Trace
-from toolscore_core.plugins import PluginManager
+from toolscore_core.kernel.plugins import PluginManager
 
 __all__ = [
     "from_anthropic",
@@ -32,7 +32,7 @@ __all__ = [
 
 def read_calls(data: Any, format: str, *, pm: PluginManager | None = None) -> list[ToolCall]:
     """The tool calls in ``data`` read by the adapter called ``format``."""
-    from toolscore_core.traces import load_trace
+    from toolscore_core.kernel.traces import load_trace
 
     if isinstance(data, Trace):
         return list(data.calls)
@@ -53,9 +53,9 @@ def _is_path(data: Any) -> bool:
 def from_openai(data: Any, *, pm: PluginManager | None = None) -> list[ToolCall]:
     """Calls from OpenAI output: a ``ChatCompletion`` or chat message list, or a Responses
     API ``Response`` / item list (whichever of the two OpenAI APIs ``data`` comes from)."""
-    from toolscore_core.files import load_data_file
-    from toolscore_core.registry import instantiate
-    from toolscore_core.traces import adapter_registry
+    from toolscore_core.kernel.files import load_data_file
+    from toolscore_core.kernel.registry import instantiate
+    from toolscore_core.kernel.traces import adapter_registry
 
     if isinstance(data, Trace):
         return list(data.calls)

@@ -12,48 +12,48 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from toolscore_core.plugins import hookimpl
+from toolscore_core.kernel.plugins import hookimpl
 
 _LAZY: dict[str, str] = {
     # errors
-    "ToolscoreError": "toolscore_core.errors",
-    "InputError": "toolscore_core.errors",
-    "PluginError": "toolscore_core.errors",
-    "PluginConflictError": "toolscore_core.errors",
-    "UnknownNameError": "toolscore_core.errors",
+    "ToolscoreError": "toolscore_core.kernel.errors",
+    "InputError": "toolscore_core.kernel.errors",
+    "PluginError": "toolscore_core.kernel.errors",
+    "PluginConflictError": "toolscore_core.kernel.errors",
+    "UnknownNameError": "toolscore_core.kernel.errors",
     # model
-    "ToolCall": "toolscore_core.model",
-    "Trace": "toolscore_core.model",
-    "ExpectedCall": "toolscore_core.model",
-    "ForbiddenRule": "toolscore_core.model",
-    "Contract": "toolscore_core.model",
-    "Finding": "toolscore_core.model",
-    "Evaluation": "toolscore_core.model",
-    "CallPair": "toolscore_core.model",
-    "ToolDefinition": "toolscore_core.model",
-    "ServerDefinition": "toolscore_core.model",
-    "converter": "toolscore_core.model",
+    "ToolCall": "toolscore_core.kernel.model",
+    "Trace": "toolscore_core.kernel.model",
+    "ExpectedCall": "toolscore_core.kernel.model",
+    "ForbiddenRule": "toolscore_core.kernel.model",
+    "Contract": "toolscore_core.kernel.model",
+    "Finding": "toolscore_core.kernel.model",
+    "Evaluation": "toolscore_core.kernel.model",
+    "CallPair": "toolscore_core.kernel.model",
+    "ToolDefinition": "toolscore_core.kernel.model",
+    "ServerDefinition": "toolscore_core.kernel.model",
+    "converter": "toolscore_core.kernel.model",
     # interfaces
-    "TraceAdapter": "toolscore_core.interfaces",
-    "Metric": "toolscore_core.interfaces",
-    "MetricResult": "toolscore_core.interfaces",
-    "LintRule": "toolscore_core.interfaces",
-    "Guard": "toolscore_core.interfaces",
-    "GuardDecision": "toolscore_core.interfaces",
-    "Provider": "toolscore_core.interfaces",
-    "Exporter": "toolscore_core.interfaces",
-    "exporter_name": "toolscore_core.interfaces",
+    "TraceAdapter": "toolscore_core.kernel.interfaces",
+    "Metric": "toolscore_core.kernel.interfaces",
+    "MetricResult": "toolscore_core.kernel.interfaces",
+    "LintRule": "toolscore_core.kernel.interfaces",
+    "Guard": "toolscore_core.kernel.interfaces",
+    "GuardDecision": "toolscore_core.kernel.interfaces",
+    "Provider": "toolscore_core.kernel.interfaces",
+    "Exporter": "toolscore_core.kernel.interfaces",
+    "exporter_name": "toolscore_core.kernel.interfaces",
     # plugins and registries
-    "GROUPS": "toolscore_core.plugins",
-    "PluginManager": "toolscore_core.plugins",
-    "get_plugin_manager": "toolscore_core.plugins",
-    "Registry": "toolscore_core.registry",
-    "collect": "toolscore_core.registry",
+    "GROUPS": "toolscore_core.kernel.plugins",
+    "PluginManager": "toolscore_core.kernel.plugins",
+    "get_plugin_manager": "toolscore_core.kernel.plugins",
+    "Registry": "toolscore_core.kernel.registry",
+    "collect": "toolscore_core.kernel.registry",
     "lazy_command": "toolscore_core.cli.lazy",
     "run_command": "toolscore_core.cli",
     # reading input
-    "load_trace": "toolscore_core.traces",
-    "load_data_file": "toolscore_core.files",
+    "load_trace": "toolscore_core.kernel.traces",
+    "load_data_file": "toolscore_core.kernel.files",
 }
 
 __all__ = ["__version__", "hookimpl", *sorted(_LAZY)]

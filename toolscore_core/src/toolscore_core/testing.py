@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from toolscore_core.plugins import GROUPS, PluginManager, reset_plugin_manager
+from toolscore_core.kernel.plugins import GROUPS, PluginManager, reset_plugin_manager
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ Methods
   ``request(method, params=None, timeout=None) -> dict`` for anything else (raises
   MCPRemoteError / MCPTimeoutError / MCPServerGone / MCPProtocolError).
   ``notify(method, params=None)``.
-  ``server_definition(tools=None) -> toolscore_core.model.ServerDefinition``.
+  ``server_definition(tools=None) -> toolscore_core.kernel.model.ServerDefinition``.
 
 Attributes
   ``era`` ("modern"/"handshake"), ``protocol_version``, ``server_info``, ``capabilities``,
@@ -68,7 +68,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolscore_core.errors import InputError
+from toolscore_core.kernel.errors import InputError
 from toolscore_mcp.errors import (
     MCPConnectionError,
     MCPError,

@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.errors import InputError
-from toolscore_core.files import load_data_file
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.files import load_data_file
 
 
 @attrs.frozen

@@ -1,17 +1,17 @@
 """What can go wrong when talking to an MCP server, as exceptions a caller can tell apart.
 
-All of them are :class:`~toolscore_core.errors.ToolscoreError`, so a CLI command that lets
+All of them are :class:`~toolscore_core.kernel.errors.ToolscoreError`, so a CLI command that lets
 one escape prints one short line and exits 2 instead of a traceback. Problems a user causes
 before a session exists (a command that is not found, a server that exits before it
 answers ``initialize``, a refused HTTP connection, a bad config entry) are
-:class:`MCPConnectionError`, an :class:`~toolscore_core.errors.InputError`.
+:class:`MCPConnectionError`, an :class:`~toolscore_core.kernel.errors.InputError`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError, ToolscoreError
+from toolscore_core.kernel.errors import InputError, ToolscoreError
 
 
 class MCPError(ToolscoreError):

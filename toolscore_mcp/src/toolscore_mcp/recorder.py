@@ -15,7 +15,7 @@ append-only, one flushed line per event so a killed relay loses nothing already 
   line: readers treat it as unknown, never as a success.
 
 Credentials in messages, raw lines and calls are replaced by their preview (``AKIA…LE``,
-``toolscore_core.secrets``) unless the session is recorded with ``redact=False``.
+``toolscore_core.scoring.secrets``) unless the session is recorded with ``redact=False``.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class SessionRecorder:
         self._lock = threading.Lock()
         self._redactor = None
         if redact:
-            from toolscore_core.secrets import redact as redact_value
+            from toolscore_core.scoring.secrets import redact as redact_value
 
             self._redactor = redact_value
         self._write({"toolscore_record": FORMAT_NAME, "version": FORMAT_VERSION, "started_at": _utc_stamp(),

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.model import ServerDefinition, ToolDefinition
+from toolscore_core.kernel.model import ServerDefinition, ToolDefinition
 from toolscore_mcp.errors import (
     MCPConnectionError,
     MCPError,

@@ -27,7 +27,7 @@ def _text_of(obj: Any) -> str:
     if isinstance(obj, str):
         return obj
     if hasattr(obj, "__attrs_attrs__"):
-        from toolscore_core.model import to_json_data
+        from toolscore_core.kernel.model import to_json_data
 
         obj = to_json_data(obj)
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False, default=str)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolscore_core import InputError
-from toolscore_core.files import json_path
+from toolscore_core.kernel.files import json_path
 
 __all__ = ["dicts", "json_path", "parse_json_text", "peek_text", "tag", "text_or_json"]
 

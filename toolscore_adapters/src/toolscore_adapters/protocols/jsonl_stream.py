@@ -1,6 +1,6 @@
 """Reading a JSON Lines file one line at a time, with errors that name the line.
 
-Why not ``toolscore_core.files``: that reads the whole text first, and the adapters that
+Why not ``toolscore_core.kernel.files``: that reads the whole text first, and the adapters that
 stream (otel, mcp) must not hold a 1 GB file in memory.
 """
 

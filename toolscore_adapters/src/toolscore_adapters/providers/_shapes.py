@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolscore_core import InputError
-from toolscore_core.files import json_path
+from toolscore_core.kernel.files import json_path
 
 OPENAI = "openai"
 RESPONSES = "openai-responses"

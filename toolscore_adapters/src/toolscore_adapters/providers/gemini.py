@@ -23,7 +23,7 @@ from toolscore_adapters.providers._shapes import (
     placer,
 )
 from toolscore_core import InputError, Trace, TraceAdapter
-from toolscore_core.files import json_path
+from toolscore_core.kernel.files import json_path
 
 
 def _pick(mapping: dict[str, Any], camel: str, snake: str) -> tuple[Any, str]:

@@ -16,7 +16,7 @@ from toolscore_adapters._common import as_plain
 from toolscore_adapters.providers._shapes import LANGCHAIN, list_confidence, module_style, placer
 from toolscore_adapters.providers.langchain import read_messages
 from toolscore_core import InputError, Trace, TraceAdapter
-from toolscore_core.files import json_path
+from toolscore_core.kernel.files import json_path
 
 
 def _is_state(item: Any) -> bool:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.errors import InputError
-from toolscore_core.files import json_path
-from toolscore_core.interfaces import TraceAdapter
-from toolscore_core.model import ToolCall, Trace
-from toolscore_core.plugins import hookimpl
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.files import json_path
+from toolscore_core.kernel.interfaces import TraceAdapter
+from toolscore_core.kernel.model import ToolCall, Trace
+from toolscore_core.kernel.plugins import hookimpl
 
 _CALL_FIELDS = {"tool", "args", "id", "call_id", "result", "structured_result", "is_error", "error",
                 "duration", "denied", "denied_reason", "provider", "index", "metadata"}

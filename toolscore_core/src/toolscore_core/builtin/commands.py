@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolscore_core.cli.lazy import lazy_command
-from toolscore_core.plugins import hookimpl
+from toolscore_core.kernel.plugins import hookimpl
 
 
 @hookimpl

@@ -1,6 +1,6 @@
 """The built-in report formats for evaluations (console, md, html, json, junit).
 
-Each is an :class:`~toolscore_core.interfaces.Exporter` named ``evaluation-<format>``,
+Each is an :class:`~toolscore_core.kernel.interfaces.Exporter` named ``evaluation-<format>``,
 registered through the same hook as a third-party format, so ``--report NAME`` finds a
 plugin's format exactly as it finds these. The renderers live in
 :mod:`toolscore_core.reports` and are imported only when a report is written, which keeps
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import IO, Any, ClassVar
 
-from toolscore_core.interfaces import Exporter, exporter_name
-from toolscore_core.plugins import hookimpl
+from toolscore_core.kernel.interfaces import Exporter, exporter_name
+from toolscore_core.kernel.plugins import hookimpl
 
 SUBJECT = "evaluation"
 

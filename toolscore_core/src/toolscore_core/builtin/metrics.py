@@ -1,7 +1,7 @@
 """The built-in metrics, registered through the same hook as third-party ones.
 
 Each reads the evaluation context (one pairing per evaluation, see
-:mod:`toolscore_core.pairing`) and returns a value in [0, 1]. Shared conventions, so an
+:mod:`toolscore_core.scoring.pairing`) and returns a value in [0, 1]. Shared conventions, so an
 empty run never earns vacuous credit:
 
 - no expected and no actual calls: every metric is 1.0 (nothing was asked, nothing done);
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.interfaces import Metric, MetricResult
-from toolscore_core.plugins import hookimpl
+from toolscore_core.kernel.interfaces import Metric, MetricResult
+from toolscore_core.kernel.plugins import hookimpl
 
 
 def _empty_case(context: Any) -> float | None:
@@ -77,14 +77,14 @@ class ArgumentF1(Metric):
 
 
 class SequenceAccuracy(Metric):
-    """Order of the calls, under the evaluation's mode (see :mod:`toolscore_core.modes`)."""
+    """Order of the calls, under the evaluation's mode (see :mod:`toolscore_core.scoring.modes`)."""
 
     name: ClassVar[str] = "sequence_accuracy"
     description: ClassVar[str] = "order of calls (LCS ratio, or the named mode's pass/fail)"
     default_weight: ClassVar[float] = 0.2
 
     def compute(self, context: Any) -> MetricResult:
-        from toolscore_core.modes import sequence_score
+        from toolscore_core.scoring.modes import sequence_score
 
         value, details = sequence_score(context.mode, context.expected, context.calls)
         return MetricResult(value=value, details=details)

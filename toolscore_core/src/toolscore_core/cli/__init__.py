@@ -47,7 +47,7 @@ class ToolscoreGroup(click.Group):
         return sorted(self._table(ctx))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        from toolscore_core.registry import PluginConflictError
+        from toolscore_core.kernel.registry import PluginConflictError
 
         try:
             command = self._table(ctx).get(cmd_name)
@@ -95,7 +95,7 @@ def cli(ctx: click.Context) -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: input errors become one paragraph and exit code 2."""
-    from toolscore_core.errors import ToolscoreError
+    from toolscore_core.kernel.errors import ToolscoreError
 
     try:
         return cli.main(args=argv, prog_name="toolscore", standalone_mode=True)
@@ -119,7 +119,7 @@ def run_command(fn: Any) -> Any:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from toolscore_core.errors import ToolscoreError
+        from toolscore_core.kernel.errors import ToolscoreError
 
         try:
             return fn(*args, **kwargs)

@@ -10,8 +10,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolscore_core.plugins import PluginManager
-    from toolscore_core.registry import Registry
+    from toolscore_core.kernel.plugins import PluginManager
+    from toolscore_core.kernel.registry import Registry
 
 
 class App:
@@ -25,7 +25,7 @@ class App:
     @property
     def pm(self) -> PluginManager:
         if self._pm is None:
-            from toolscore_core.plugins import get_plugin_manager
+            from toolscore_core.kernel.plugins import get_plugin_manager
 
             self._pm = get_plugin_manager()
         return self._pm
@@ -33,7 +33,7 @@ class App:
     def registry(self, kind: str) -> Registry:
         """The registry of ``kind``; broken plugins are reported once, on stderr."""
         if kind not in self._registries:
-            from toolscore_core.registry import collect
+            from toolscore_core.kernel.registry import collect
 
             self._registries[kind] = collect(self.pm, kind)
             self.report_plugin_problems()

@@ -15,7 +15,7 @@ import click
 
 from toolscore_core.cli import run_command
 from toolscore_core.cli._app import App
-from toolscore_core.errors import InputError
+from toolscore_core.kernel.errors import InputError
 
 REPORT_SUBJECT = "evaluation"
 
@@ -48,8 +48,8 @@ def check_unit(name: str, value: float | None) -> float | None:
 
 
 def find_exporter(app: App, report: str) -> Any:
-    from toolscore_core.interfaces import exporter_name
-    from toolscore_core.registry import instantiate
+    from toolscore_core.kernel.interfaces import exporter_name
+    from toolscore_core.kernel.registry import instantiate
 
     registry = app.registry("exporters")
     name = exporter_name(REPORT_SUBJECT, report)
@@ -62,7 +62,7 @@ def find_exporter(app: App, report: str) -> Any:
 
 
 def _read_gold(gold: str) -> Any:
-    from toolscore_core.contracts import load_contract
+    from toolscore_core.scoring.contracts import load_contract
 
     return load_contract(Path(gold))
 
@@ -70,7 +70,7 @@ def _read_gold(gold: str) -> Any:
 def _read_forbidden(path: str | None) -> list[Any]:
     if path is None:
         return []
-    from toolscore_core.contracts import load_forbidden
+    from toolscore_core.scoring.contracts import load_forbidden
 
     return list(load_forbidden(Path(path)))
 
@@ -80,8 +80,8 @@ def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None,
                    mode: str | None) -> tuple[Any, list[Any]]:
     """Read the gold, forbidden and trace files and evaluate; command-line options win
     over what the gold file says."""
-    from toolscore_core.evaluation import evaluate
-    from toolscore_core.traces import load_trace_file
+    from toolscore_core.kernel.traces import load_trace_file
+    from toolscore_core.scoring.evaluation import evaluate
 
     contract = _read_gold(gold)
     forbidden = [*contract.forbidden, *_read_forbidden(forbidden_file)]
@@ -184,7 +184,7 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
         save(evaluation, save_baseline, gold_file=gold, trace_file=trace)
         click.echo(f"Saved baseline to {save_baseline} (score {evaluation.score * 100:.1f}%)")
 
-    from toolscore_core.assertions import below_bar
+    from toolscore_core.scoring.assertions import below_bar
 
     failed = False
     if below_bar(evaluation.score, evaluation.min_score):

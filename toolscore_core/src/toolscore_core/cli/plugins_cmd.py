@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from toolscore_core.cli._app import App
-from toolscore_core.plugins import (
+from toolscore_core.kernel.plugins import (
     BUILTINS,
     CORE_DISTRIBUTION,
     ENV_DISABLE,
@@ -29,7 +29,7 @@ from toolscore_core.plugins import (
 def plugin_inventory(app: App) -> list[dict[str, Any]]:
     """One record per distribution: name, version, and per group its entry point, items
     and error (if it failed). Sorted by distribution name."""
-    from toolscore_core.registry import collect
+    from toolscore_core.kernel.registry import collect
 
     pm = app.pm
     dists: dict[str, dict[str, Any]] = {}

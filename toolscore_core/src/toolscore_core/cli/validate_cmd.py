@@ -19,8 +19,8 @@ import click
 
 from toolscore_core.cli import run_command
 from toolscore_core.cli._app import App
-from toolscore_core.errors import InputError
-from toolscore_core.model import ToolCall, Trace
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import ToolCall, Trace
 
 ARGS_PREVIEW = 60
 
@@ -29,11 +29,11 @@ def rank_adapters(app: App, path: Path) -> list[tuple[str, float]]:
     """Every adapter's confidence for ``path``, best first (only those above 0).
 
     Adapters that recognise a file from its first bytes (large JSON Lines exports) are
-    asked first, as :func:`toolscore_core.traces.load_trace_file` does; only when none
+    asked first, as :func:`toolscore_core.kernel.traces.load_trace_file` does; only when none
     does is the file parsed and every adapter asked about the data.
     """
-    from toolscore_core.files import load_data_file
-    from toolscore_core.traces import HEAD_BYTES
+    from toolscore_core.kernel.files import load_data_file
+    from toolscore_core.kernel.traces import HEAD_BYTES
 
     if not path.is_file():
         raise InputError("file not found" if not path.exists() else "is not a file", file=path)
@@ -178,7 +178,7 @@ def validate(app: App, trace: Path, fmt: str | None, as_json: bool) -> None:
     Exit 0 when at least one call was read; 2 when the file cannot be read, no format
     recognises it, or it holds no tool call.
     """
-    from toolscore_core.traces import load_trace_file
+    from toolscore_core.kernel.traces import load_trace_file
 
     forced = fmt is not None and fmt not in ("", "auto")
     if fmt is not None and forced:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import attrs
 
-from toolscore_core.model import CallPair, Evaluation, ExpectedCall, ToolCall
+from toolscore_core.kernel.model import CallPair, Evaluation, ExpectedCall, ToolCall
 from toolscore_core.reports.text import format_call, format_value, redact
 
 RowStatus = Literal["match", "mismatch", "missing", "unexpected"]
@@ -111,7 +111,7 @@ def _describe_mismatch(item: dict[str, str]) -> str:
 
 def _plain_equal(want: Any, got: Any) -> bool:
     # Used only when the pairing did not score an argument: the scorer's own comparison.
-    from toolscore_core.matchers import matches
+    from toolscore_core.scoring.matchers import matches
 
     return matches(want, got)
 

@@ -34,8 +34,8 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.errors import InputError
-from toolscore_core.model import Evaluation
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import Evaluation
 
 BASELINE_VERSION = 1
 METRIC_NAMES: tuple[str, ...] = ("selection_accuracy", "argument_f1", "sequence_accuracy", "redundancy",
@@ -114,7 +114,7 @@ def _number(data: dict[str, Any], key: str, file: Path, where: str, *, unit: boo
 
 def load_baseline(path: str | Path) -> dict[str, Any]:
     """Read and check a baseline file; every problem names the file and the place in it."""
-    from toolscore_core.files import load_data_file
+    from toolscore_core.kernel.files import load_data_file
 
     file = Path(path)
     data = load_data_file(file)
@@ -158,8 +158,8 @@ def _check_schema(data: dict[str, Any], file: Path) -> None:
     """Whatever the checks above did not name: the shipped schema (schemas/baseline.schema.json)."""
     import fastjsonschema
 
-    from toolscore_core.contracts import validator
-    from toolscore_core.files import json_path
+    from toolscore_core.kernel.files import json_path
+    from toolscore_core.scoring.contracts import validator
 
     try:
         validator("baseline")(data)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import IO, Any
 
-from toolscore_core.model import Evaluation
+from toolscore_core.kernel.model import Evaluation
 from toolscore_core.reports.alignment import problem_rows
 from toolscore_core.reports.summary import (
     ReportData,

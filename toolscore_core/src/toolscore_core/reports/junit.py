@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import IO, Any
 from xml.etree import ElementTree as ET
 
-from toolscore_core.model import Evaluation
+from toolscore_core.kernel.model import Evaluation
 from toolscore_core.reports.summary import finding_text, severity_label, summarize
 from toolscore_core.reports.text import format_call, percent, safe_text
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from toolscore_core.model import Evaluation
+from toolscore_core.kernel.model import Evaluation
 from toolscore_core.reports.alignment import problem_rows
 from toolscore_core.reports.summary import finding_text, required_line, severity_label, summarize
 from toolscore_core.reports.text import percent

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import attrs
 
-from toolscore_core.model import Evaluation, Finding
+from toolscore_core.kernel.model import Evaluation, Finding
 from toolscore_core.reports.alignment import Row, align
 from toolscore_core.reports.text import safe_text
 
@@ -73,7 +73,7 @@ class ReportData:
 
     @property
     def below_min_score(self) -> bool:
-        from toolscore_core.assertions import below_bar
+        from toolscore_core.scoring.assertions import below_bar
 
         return below_bar(self.score, self.min_score)
 
@@ -119,7 +119,7 @@ def top_issues(evaluation: Evaluation, limit: int = MAX_ISSUES) -> tuple[Issue, 
     count, so each problem is told once (as in the seed's example 1, whose only top issue
     is the call that never happened).
     """
-    from toolscore_core import verdict
+    from toolscore_core.scoring import verdict
 
     issues: list[Issue] = []
     for item in verdict.top_issues(evaluation, codes=SCORING_CODES)[:limit]:

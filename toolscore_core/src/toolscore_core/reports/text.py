@@ -4,7 +4,7 @@ Every report (console, Markdown, HTML, the assertion message) prints arguments t
 this module, for two reasons. A report must stay readable and bounded when an argument is
 a 10 MB string or a trace has 100k calls, so values are cut with a visible ellipsis. And a
 credential must never reach a report whole, so every value passes through
-:func:`toolscore_core.secrets.redact` before it is turned into text.
+:func:`toolscore_core.scoring.secrets.redact` before it is turned into text.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def truncate(text: str, limit: int = TEXT_LIMIT) -> str:
 
 def redact(value: Any) -> Any:
     """``value`` with every credential replaced by its redacted preview (``AKIA…LE``)."""
-    from toolscore_core.secrets import redact as redact_secrets
+    from toolscore_core.scoring.secrets import redact as redact_secrets
 
     return redact_secrets(value)
 
@@ -91,7 +91,7 @@ def percent(value: float | None) -> str:
     """``0.9`` -> ``90.0%`` (one decimal, as grades are computed); ``None`` -> ``n/a``."""
     if value is None:
         return "n/a"
-    from toolscore_core.verdict import format_percent
+    from toolscore_core.scoring.verdict import format_percent
 
     return format_percent(value)
 

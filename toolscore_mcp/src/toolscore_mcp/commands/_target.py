@@ -54,7 +54,7 @@ def target_words(target: tuple[str, ...] | list[str] | str | None) -> str | list
 def connect(target: Any, config_file: str | None, server_name: str | None, timeout: float,
             **options: Any) -> Iterator[MCPClient]:
     """A started, initialized client; closed (process reaped) on exit."""
-    from toolscore_core.errors import InputError
+    from toolscore_core.kernel.errors import InputError
     from toolscore_mcp.client import open_client
     from toolscore_mcp.errors import MCPError
 

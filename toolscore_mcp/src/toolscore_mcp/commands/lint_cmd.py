@@ -13,9 +13,9 @@ from typing import Any
 import click
 
 from toolscore_core.cli import App, run_command
-from toolscore_core.errors import InputError
-from toolscore_core.interfaces import exporter_name
-from toolscore_core.model import ServerDefinition
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.interfaces import exporter_name
+from toolscore_core.kernel.model import ServerDefinition
 from toolscore_mcp.commands._target import server_target_options
 
 FORMATS = ("console", "md", "json", "sarif")

@@ -34,7 +34,7 @@ def list_command(target: tuple[str, ...], config_file: str | None, server_name: 
       toolscore mcp list http://127.0.0.1:3001/mcp --json
       toolscore mcp list --config claude_desktop_config.json --server notes
     """
-    from toolscore_core.errors import InputError
+    from toolscore_core.kernel.errors import InputError
     from toolscore_mcp.commands._target import connect
     from toolscore_mcp.errors import MCPError
 

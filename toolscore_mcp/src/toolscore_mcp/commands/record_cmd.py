@@ -62,7 +62,7 @@ def record_command(output: str, no_redact: bool, command: tuple[str, ...]) -> No
 
 def relay(argv: list[str], output: str, *, redact: bool = True, stdin_fd: int = 0, stdout_fd: int = 1) -> int:
     """Run the server ``argv`` between ``stdin_fd``/``stdout_fd`` and ``output``; return its exit code."""
-    from toolscore_core.errors import InputError
+    from toolscore_core.kernel.errors import InputError
     from toolscore_mcp.recorder import SessionRecorder
 
     if argv and argv[0] == "--":

@@ -15,8 +15,8 @@ from typing import Any
 import click
 
 from toolscore_core.cli import App, run_command
-from toolscore_core.errors import InputError
-from toolscore_core.interfaces import exporter_name
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.interfaces import exporter_name
 from toolscore_mcp.commands._target import target_words
 
 REPORT_FORMATS = ("console", "md", "html", "json")

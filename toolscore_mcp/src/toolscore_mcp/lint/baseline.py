@@ -22,8 +22,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolscore_core.errors import InputError
-from toolscore_core.model import Finding
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import Finding
 
 FORMAT_KEY = "toolscore_lint_baseline"
 FORMAT_VERSION = 1
@@ -39,7 +39,7 @@ def fingerprint(finding: Finding) -> str:
 
 def load_baseline(path: str | Path) -> set[str]:
     """The fingerprints in a baseline file."""
-    from toolscore_core.files import parse_json_text, read_text
+    from toolscore_core.kernel.files import parse_json_text, read_text
 
     p = Path(path)
     if not p.exists():

@@ -24,8 +24,8 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.errors import InputError
-from toolscore_core.model import SEVERITIES
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import SEVERITIES
 
 LEVELS = (*SEVERITIES, "off")
 DEFAULT_FILES = ("toolscore-lint.yaml", "toolscore-lint.yml", "toolscore-lint.json")
@@ -72,7 +72,7 @@ def find_config_file(directory: str | Path = ".") -> Path | None:
 
 def load_config(path: str | Path) -> LintConfig:
     """Read a lint config file; a bad key or level names the file and the place in it."""
-    from toolscore_core.files import load_data_file
+    from toolscore_core.kernel.files import load_data_file
 
     data = load_data_file(path)
     where = "$"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, ClassVar
 
-from toolscore_core.interfaces import Exporter
+from toolscore_core.kernel.interfaces import Exporter
 
 SERVER_LEVEL = "(server)"  # the tool column for findings about the server as a whole
 

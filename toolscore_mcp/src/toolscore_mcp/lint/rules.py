@@ -1,6 +1,6 @@
 """The built-in lint rules, registered through ``toolscore_register_lint_rules``.
 
-Each rule is a :class:`toolscore_core.interfaces.LintRule` with a stable id (its
+Each rule is a :class:`toolscore_core.kernel.interfaces.LintRule` with a stable id (its
 ``name``) and a default severity; users disable rules or change severities by id
 (``toolscore mcp lint --disable ID --severity ID=LEVEL`` or a lint config file). The
 rules live in one module per theme:

@@ -1,6 +1,6 @@
 """What every built-in lint rule needs: walking a schema, the texts a model reads, findings.
 
-Rules look only at a :class:`~toolscore_core.model.ServerDefinition`, never at a live
+Rules look only at a :class:`~toolscore_core.kernel.model.ServerDefinition`, never at a live
 server, so they run the same on a saved ``tools/list`` result, in the scorecard and in a
 third-party test. Each finding carries ``details["key"]``: the stable subject of the
 finding (a parameter path, a referenced name) that the baseline uses to recognise it
@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from toolscore_core.interfaces import LintRule
-from toolscore_core.model import Finding, ServerDefinition, Severity, ToolDefinition
+from toolscore_core.kernel.interfaces import LintRule
+from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, ToolDefinition
 
 #: Keywords whose presence gives a property a shape even without ``type``.
 SHAPE_KEYWORDS = ("type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not")

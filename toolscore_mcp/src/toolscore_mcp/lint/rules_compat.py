@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from typing import ClassVar
 
-from toolscore_core.model import Finding, ServerDefinition, Severity
+from toolscore_core.kernel.model import Finding, ServerDefinition, Severity
 from toolscore_mcp.lint.rules_common import BaseRule, iter_subschemas, schema_types
 
 _OLD_DRAFTS = ("draft-04", "draft-06", "draft-07", "draft-03")

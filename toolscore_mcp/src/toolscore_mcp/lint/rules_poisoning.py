@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from toolscore_core.model import Finding, ServerDefinition, Severity
+from toolscore_core.kernel.model import Finding, ServerDefinition, Severity
 from toolscore_mcp.lint.rules_common import (
     BaseRule,
     TextSite,

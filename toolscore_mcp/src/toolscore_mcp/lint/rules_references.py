@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from toolscore_core.model import Finding, ServerDefinition, Severity, ToolDefinition
+from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, ToolDefinition
 from toolscore_mcp.lint.rules_common import (
     BaseRule,
     TextSite,

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
-from toolscore_core.model import Finding, ServerDefinition, Severity
+from toolscore_core.kernel.model import Finding, ServerDefinition, Severity
 from toolscore_mcp.lint.rules_common import (
     SHAPE_KEYWORDS,
     BaseRule,

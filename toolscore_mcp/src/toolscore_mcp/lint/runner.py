@@ -31,7 +31,13 @@ from typing import Any, cast
 
 import attrs
 
-from toolscore_core.model import SEVERITIES, Finding, ServerDefinition, Severity, to_json_data
+from toolscore_core.kernel.model import (
+    SEVERITIES,
+    Finding,
+    ServerDefinition,
+    Severity,
+    to_json_data,
+)
 from toolscore_mcp.lint.baseline import fingerprint, split_known
 from toolscore_mcp.lint.config import LintConfig
 
@@ -131,7 +137,7 @@ def lint_server(
 
     ``known`` is a set of baseline fingerprints (see :mod:`toolscore_mcp.lint.baseline`);
     matching findings go to ``LintResult.known``. Unknown rule ids in ``config`` are an
-    :class:`~toolscore_core.errors.InputError`.
+    :class:`~toolscore_core.kernel.errors.InputError`.
     """
     from toolscore_mcp.lint.config import check_rule_ids
 
@@ -203,10 +209,10 @@ def rule_name(rule: Any) -> str:
 def _rule_instances(rules: Iterable[Any] | None, plugin_manager: Any) -> list[Any]:
     if rules is not None:
         return [r() if isinstance(r, type) else r for r in rules]
-    from toolscore_core.registry import collect
+    from toolscore_core.kernel.registry import collect
 
     if plugin_manager is None:
-        from toolscore_core.plugins import get_plugin_manager
+        from toolscore_core.kernel.plugins import get_plugin_manager
 
         plugin_manager = get_plugin_manager()
     return collect(plugin_manager, "lint_rules").instances()

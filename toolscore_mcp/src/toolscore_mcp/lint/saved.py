@@ -14,13 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.model import ServerDefinition, ToolDefinition
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import ServerDefinition, ToolDefinition
 
 
 def load_saved_tools(path: str | Path) -> ServerDefinition:
     """The server described by the file at ``path``; a bad shape names the place."""
-    from toolscore_core.files import load_data_file
+    from toolscore_core.kernel.files import load_data_file
 
     data = load_data_file(path)
     try:

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.model import Finding, ToolDefinition
+from toolscore_core.kernel.model import Finding, ToolDefinition
 from toolscore_mcp.scorecard.model import Category, Expectation, Scenario
 
 UNKNOWN_PROPERTY = "toolscore_unexpected_property"

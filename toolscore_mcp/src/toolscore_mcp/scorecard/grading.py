@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toolscore_core.model import Finding, ServerDefinition
+from toolscore_core.kernel.model import Finding, ServerDefinition
 from toolscore_mcp.scorecard.model import Scorecard, ToolReport, round_half_up
 from toolscore_mcp.scorecard.runner import RunOutcome
 

@@ -55,7 +55,7 @@ def result_size(result: dict[str, Any] | None) -> int:
 def _short(text: str | None, limit: int = 80) -> str:
     """One line of at most ``limit`` characters, credentials replaced by previews (AKIA…LE):
     servers echo their environment and inputs, and reports must never carry a key."""
-    from toolscore_core.secrets import redact_head
+    from toolscore_core.scoring.secrets import redact_head
 
     flat = " ".join(redact_head(text or "", limit * 4 + 64).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

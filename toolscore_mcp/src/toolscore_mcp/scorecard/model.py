@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import attrs
 
-from toolscore_core.model import Finding, to_json_data
+from toolscore_core.kernel.model import Finding, to_json_data
 
 Category = Literal["happy", "edge"]
 # success: a valid call that must succeed; reject: invalid input that must be refused

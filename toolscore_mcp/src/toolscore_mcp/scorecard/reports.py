@@ -13,8 +13,8 @@ import html
 import json
 from typing import IO, Any, ClassVar
 
-from toolscore_core.interfaces import Exporter
-from toolscore_core.model import Finding
+from toolscore_core.kernel.interfaces import Exporter
+from toolscore_core.kernel.model import Finding
 from toolscore_mcp.scorecard.model import Scorecard, ToolReport, percent, scorecard_to_json
 
 CONSOLE_ISSUES = 5

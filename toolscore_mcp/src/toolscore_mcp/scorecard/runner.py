@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.model import Finding, ToolDefinition
+from toolscore_core.kernel.model import Finding, ToolDefinition
 from toolscore_mcp.scorecard.generator import GeneratedScenarios, generate_for_tool
 from toolscore_mcp.scorecard.judge import answer_text, judge
 from toolscore_mcp.scorecard.model import Scenario, ScenarioResult

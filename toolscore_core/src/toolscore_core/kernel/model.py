@@ -98,7 +98,7 @@ class Trace:
 class ExpectedCall:
     """A call the task needs. ``args=None``: any arguments; ``{}``: exactly no arguments.
 
-    Argument values may be plain values or matchers (see :mod:`toolscore_core.matchers`).
+    Argument values may be plain values or matchers (see :mod:`toolscore_core.scoring.matchers`).
     """
 
     tool: str
@@ -213,15 +213,15 @@ class Evaluation:
     min_score: float | None = None
 
     def to_dict(self, **options: Any) -> dict[str, Any]:
-        """The versioned, JSON-safe, redacted, bounded record (see toolscore_core.evaluation_dict)."""
-        from toolscore_core.evaluation_dict import evaluation_to_dict
+        """The versioned, JSON-safe, redacted, bounded record (see toolscore_core.scoring.evaluation_dict)."""
+        from toolscore_core.scoring.evaluation_dict import evaluation_to_dict
 
         return evaluation_to_dict(self, **options)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Evaluation:
         """Rebuild an Evaluation from a :meth:`to_dict` record (cut or redacted values stay so)."""
-        from toolscore_core.evaluation_dict import evaluation_from_dict
+        from toolscore_core.scoring.evaluation_dict import evaluation_from_dict
 
         return evaluation_from_dict(data)
 
@@ -242,7 +242,7 @@ def to_json_data(obj: Any) -> Any:
 
 def from_json_data(data: Any, cls: type[Any]) -> Any:
     """Structure JSON primitives into ``cls``; raise :class:`InputError` on a bad shape."""
-    from toolscore_core.errors import InputError
+    from toolscore_core.kernel.errors import InputError
 
     try:
         return converter.structure(data, cls)

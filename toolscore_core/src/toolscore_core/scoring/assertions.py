@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolscore_core.model import Evaluation
+from toolscore_core.kernel.model import Evaluation
 
 DEFAULT_MIN_SCORE = 0.9
 MAX_ROWS = 30
@@ -36,7 +36,7 @@ class ToolscoreAssertionError(AssertionError):
 def _displayed(value: float) -> float:
     # The bar is judged on the score as a person reads it (one decimal of a percent), the
     # same rule as grades: 0.8999999 is shown as 90.0% and must pass a 0.9 bar.
-    from toolscore_core.verdict import displayed_percent
+    from toolscore_core.scoring.verdict import displayed_percent
 
     return displayed_percent(value)
 
@@ -143,11 +143,11 @@ def assert_tools(expected: Any, actual: Any, min_score: float | None = DEFAULT_M
     ``actual`` is anything :func:`toolscore.load_trace` reads (a list of call dicts, an SDK
     response, a trace file path). Extra keyword arguments go to :func:`toolscore.evaluate`
     (``forbidden=``, ``weights=``, ``mode=``, ``format=``). A forbidden call fails the check
-    whatever the score. Returns the :class:`~toolscore_core.model.Evaluation` on success::
+    whatever the score. Returns the :class:`~toolscore_core.kernel.model.Evaluation` on success::
 
         assert_tools([{"tool": "get_weather", "args": {"city": "NYC"}}], response, min_score=0.9)
     """
-    from toolscore_core.evaluation import evaluate
+    from toolscore_core.scoring.evaluation import evaluate
 
     evaluation = evaluate(expected, actual, min_score=min_score, **evaluate_kwargs)
     return check(evaluation, min_score)
@@ -155,7 +155,7 @@ def assert_tools(expected: Any, actual: Any, min_score: float | None = DEFAULT_M
 
 def _call_agent(agent: Callable[..., Any], prompt: Any) -> Any:
     if not callable(agent):
-        from toolscore_core.errors import InputError
+        from toolscore_core.kernel.errors import InputError
 
         raise InputError(f"agent must be a callable (prompt in, response out), not {type(agent).__name__}")
     return agent(prompt)

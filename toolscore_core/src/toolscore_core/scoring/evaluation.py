@@ -1,9 +1,9 @@
 """``evaluate()``: score what an agent did against what the task needed.
 
 One evaluation = read the expectation and the trace, pair the calls once
-(:mod:`toolscore_core.pairing`), let every registered metric read that pairing, combine
+(:mod:`toolscore_core.scoring.pairing`), let every registered metric read that pairing, combine
 the weighted metrics into the score, and add what the score does not show (failed
-calls, blind retries, loops, credentials, forbidden calls; :mod:`toolscore_core.behaviour`).
+calls, blind retries, loops, credentials, forbidden calls; :mod:`toolscore_core.scoring.behaviour`).
 
 Weights: the registered metrics' default weights, overridden by the gold file's
 ``weights`` and then by ``weights=``, are renormalised to sum 1 over the metrics with a
@@ -19,12 +19,9 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.behaviour import bounded, efficiency, policy, security
-from toolscore_core.contracts import as_contract, as_forbidden, load_contract
-from toolscore_core.errors import InputError, PluginError
-from toolscore_core.interfaces import MetricResult
-from toolscore_core.matchers import canonical
-from toolscore_core.model import (
+from toolscore_core.kernel.errors import InputError, PluginError
+from toolscore_core.kernel.interfaces import MetricResult
+from toolscore_core.kernel.model import (
     CallPair,
     Evaluation,
     ExpectedCall,
@@ -33,11 +30,14 @@ from toolscore_core.model import (
     ToolCall,
     Trace,
 )
-from toolscore_core.modes import DEFAULT_MODE, check_mode
-from toolscore_core.pairing import Pairing, pair_calls
-from toolscore_core.plugins import PluginManager, get_plugin_manager
-from toolscore_core.registry import Registry, collect, instantiate
-from toolscore_core.verdict import grade_for, verdict_for
+from toolscore_core.kernel.plugins import PluginManager, get_plugin_manager
+from toolscore_core.kernel.registry import Registry, collect, instantiate
+from toolscore_core.scoring.behaviour import bounded, efficiency, policy, security
+from toolscore_core.scoring.contracts import as_contract, as_forbidden, load_contract
+from toolscore_core.scoring.matchers import canonical
+from toolscore_core.scoring.modes import DEFAULT_MODE, check_mode
+from toolscore_core.scoring.pairing import Pairing, pair_calls
+from toolscore_core.scoring.verdict import grade_for, verdict_for
 
 MAX_FINDINGS_PER_CODE = 20
 
@@ -218,7 +218,7 @@ def evaluate(
     :param forbidden: rules (list of dicts / ForbiddenRule, or a file path); added after
         the gold file's own rules.
     :param weights: metric name -> weight, over the defaults and the gold file's weights.
-    :param mode: order mode (see :mod:`toolscore_core.modes`); overrides the gold file's.
+    :param mode: order mode (see :mod:`toolscore_core.scoring.modes`); overrides the gold file's.
     :param format: the trace format, when detection should not decide.
     :param min_score: kept in the result for reports and assertions.
     """
@@ -228,7 +228,7 @@ def evaluate(
     pm = plugin_manager or get_plugin_manager()
     if actual is None:
         raise InputError("no trace given (actual=None)", expected="a trace: a list of calls, a file, or an SDK result")
-    from toolscore_core.traces import load_trace
+    from toolscore_core.kernel.traces import load_trace
 
     trace = load_trace(actual, format=format, pm=pm)
     return evaluate_loaded(contract.expected, trace, rules, weights, mode=chosen_mode, pm=pm,
@@ -352,7 +352,7 @@ def evaluate_trace(
     plugin_manager: PluginManager | None = None,
 ) -> Evaluation:
     """``evaluate`` on a gold file and a trace file; errors name the file at fault."""
-    from toolscore_core.traces import load_trace_file
+    from toolscore_core.kernel.traces import load_trace_file
 
     contract = load_contract(gold_path)
     pm = plugin_manager or get_plugin_manager()

@@ -33,8 +33,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from toolscore_core.errors import InputError
-from toolscore_core.files import json_path
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.files import json_path
 
 
 class Matcher:

@@ -22,11 +22,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.files import json_path, load_data_file
-from toolscore_core.matchers import Matcher, parse_matchers
-from toolscore_core.model import Contract, ExpectedCall, ForbiddenRule, ToolCall, Trace
-from toolscore_core.modes import check_mode
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.files import json_path, load_data_file
+from toolscore_core.kernel.model import Contract, ExpectedCall, ForbiddenRule, ToolCall, Trace
+from toolscore_core.scoring.matchers import Matcher, parse_matchers
+from toolscore_core.scoring.modes import check_mode
 
 _SHAPES = {
     "gold": 'a list of {"tool": NAME, "args": {...}} objects, or an object with an "expected" list',

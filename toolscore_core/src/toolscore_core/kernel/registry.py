@@ -14,8 +14,8 @@ import difflib
 from collections.abc import Iterator
 from typing import Any
 
-from toolscore_core.errors import PluginConflictError, UnknownNameError
-from toolscore_core.plugins import CORE_DISTRIBUTION, GROUPS, PluginManager
+from toolscore_core.kernel.errors import PluginConflictError, UnknownNameError
+from toolscore_core.kernel.plugins import CORE_DISTRIBUTION, GROUPS, PluginManager
 
 _SINGULAR = {
     "adapters": "adapter",

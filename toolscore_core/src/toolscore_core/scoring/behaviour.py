@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from toolscore_core.matchers import Regex, canonical, matches
-from toolscore_core.model import Finding, ForbiddenRule, ToolCall
-from toolscore_core.secrets import find_secrets, redact, redact_head, redact_text
+from toolscore_core.kernel.model import Finding, ForbiddenRule, ToolCall
+from toolscore_core.scoring.matchers import Regex, canonical, matches
+from toolscore_core.scoring.secrets import find_secrets, redact, redact_head, redact_text
 
 MAX_STRING = 500  # characters of one string value kept in a record
 MAX_ITEMS = 50  # items of one list / keys of one dict kept in a record

@@ -28,9 +28,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.matchers import canonical, has_matcher, matches
-from toolscore_core.model import ExpectedCall, ToolCall
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import ExpectedCall, ToolCall
+from toolscore_core.scoring.matchers import canonical, has_matcher, matches
 
 DEFAULT_MODE = "default"
 MODES: tuple[str, ...] = ("default", "strict", "in_order", "unordered", "subset", "superset")

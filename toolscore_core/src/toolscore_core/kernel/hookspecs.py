@@ -1,7 +1,7 @@
 """Hook specifications: the seven kinds of thing a Toolscore plugin can contribute.
 
 A plugin is a module (or any object) named by an entry point in one of the
-``toolscore.<kind>`` groups listed in :data:`toolscore_core.plugins.GROUPS`. It implements
+``toolscore.<kind>`` groups listed in :data:`toolscore_core.kernel.plugins.GROUPS`. It implements
 the hook for that kind with :data:`toolscore_core.hookimpl`.
 
 Every hook here is a *registration* hook: it takes no arguments and returns the items the
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # keep this module free to import: no click, no model code at
 
     import click
 
-    from toolscore_core.interfaces import (
+    from toolscore_core.kernel.interfaces import (
         Exporter,
         Guard,
         LintRule,
@@ -43,7 +43,7 @@ def toolscore_register_adapters() -> type[TraceAdapter] | Sequence[type[TraceAda
 
     Group: ``toolscore.adapters``. Loaded by every command and API call that reads traces.
 
-    Each adapter (see :class:`toolscore_core.interfaces.TraceAdapter`) has a unique ``name``
+    Each adapter (see :class:`toolscore_core.kernel.interfaces.TraceAdapter`) has a unique ``name``
     (the value users pass to ``--format``), ``detect(data) -> float`` (0.0 = not mine,
     1.0 = certainly mine) and ``load(data) -> Trace``. When no format is named, the adapter
     with the highest ``detect`` score wins; a tie at the top is an error naming both, never
@@ -60,7 +60,7 @@ def toolscore_register_metrics() -> type[Metric] | Sequence[type[Metric] | Metri
 
     Group: ``toolscore.metrics``. Loaded by ``evaluate()`` and ``toolscore eval``.
 
-    Each metric (see :class:`toolscore_core.interfaces.Metric`) has a unique ``name`` (the
+    Each metric (see :class:`toolscore_core.kernel.interfaces.Metric`) has a unique ``name`` (the
     key users pass to ``--weight NAME=VALUE``), a ``default_weight`` (0 = opt-in: computed
     and reported, but only counted in the score when weighted) and
     ``compute(context) -> MetricResult``.
@@ -76,7 +76,7 @@ def toolscore_register_lint_rules() -> type[LintRule] | Sequence[type[LintRule] 
 
     Group: ``toolscore.lint_rules``. Loaded by ``toolscore mcp lint`` and ``toolscore mcp test``.
 
-    Each rule (see :class:`toolscore_core.interfaces.LintRule`) has a stable ``name`` (its
+    Each rule (see :class:`toolscore_core.kernel.interfaces.LintRule`) has a stable ``name`` (its
     id, e.g. ``schema-missing-type``), a default ``severity`` and
     ``check(server: ServerDefinition) -> Iterable[Finding]``.
 
@@ -91,7 +91,7 @@ def toolscore_register_guards() -> type[Guard] | Sequence[type[Guard] | Guard]:
 
     Group: ``toolscore.guards``. Loaded by the agent harness.
 
-    A guard (see :class:`toolscore_core.interfaces.Guard`) is consulted before the harness
+    A guard (see :class:`toolscore_core.kernel.interfaces.Guard`) is consulted before the harness
     runs a tool call the model asked for, and may allow or deny it with a reason. Study
     specs refer to guards by ``name``.
 
@@ -106,7 +106,7 @@ def toolscore_register_providers() -> type[Provider] | Sequence[type[Provider] |
 
     Group: ``toolscore.providers``. Loaded by the agent harness and the LLM judge.
 
-    A provider (see :class:`toolscore_core.interfaces.Provider`) turns a chat request with
+    A provider (see :class:`toolscore_core.kernel.interfaces.Provider`) turns a chat request with
     tool definitions into a model response. Import SDKs inside its methods, never at the
     top of the plugin module, so that ``toolscore --help`` stays fast.
 
@@ -121,7 +121,7 @@ def toolscore_register_exporters() -> type[Exporter] | Sequence[type[Exporter] |
 
     Group: ``toolscore.exporters``. Loaded by any command with ``--report``.
 
-    An exporter (see :class:`toolscore_core.interfaces.Exporter`) renders one kind of
+    An exporter (see :class:`toolscore_core.kernel.interfaces.Exporter`) renders one kind of
     subject (``evaluation``, ``scorecard``, ``lint`` ...) in one ``format`` (``md``,
     ``html``, ``json`` ...). Its registry name is ``"<subject>-<format>"``, so two
     subjects can each have an ``md`` report without a conflict.

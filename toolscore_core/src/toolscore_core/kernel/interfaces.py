@@ -33,7 +33,7 @@ from typing import IO, Any, ClassVar
 
 import attrs
 
-from toolscore_core.model import Finding, ServerDefinition, Severity, ToolCall, Trace
+from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, ToolCall, Trace
 
 
 class TraceAdapter:

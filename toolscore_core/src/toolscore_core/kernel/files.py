@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolscore_core.errors import InputError
+from toolscore_core.kernel.errors import InputError
 
 YAML_SUFFIXES = (".yaml", ".yml")
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import pluggy
 
-from toolscore_core import hookspecs
-from toolscore_core._entrypoints import EntryPoint, scan
-from toolscore_core.errors import PluginError
+from toolscore_core.kernel import hookspecs
+from toolscore_core.kernel._entrypoints import EntryPoint, scan
+from toolscore_core.kernel.errors import PluginError
 
 PROJECT = "toolscore"
 
@@ -66,7 +66,7 @@ def group_name(kind: str) -> str:
 @functools.cache
 def all_entry_points() -> tuple[EntryPoint, ...]:
     """Every entry point in a ``toolscore.*`` group: one scan per process (see
-    :mod:`toolscore_core._entrypoints` for why it does not use importlib.metadata)."""
+    :mod:`toolscore_core.kernel._entrypoints` for why it does not use importlib.metadata)."""
     found = scan(PROJECT + ".")
     unique: dict[tuple[str, str], EntryPoint] = {}
     for ep in found:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.behaviour import MAX_ITEMS, MAX_STRING, bounded
-from toolscore_core.matchers import parse_matchers, to_json_form
-from toolscore_core.model import CallPair, Evaluation, ExpectedCall, Finding, ToolCall, Trace
-from toolscore_core.secrets import redact
+from toolscore_core.kernel.model import CallPair, Evaluation, ExpectedCall, Finding, ToolCall, Trace
+from toolscore_core.scoring.behaviour import MAX_ITEMS, MAX_STRING, bounded
+from toolscore_core.scoring.matchers import parse_matchers, to_json_form
+from toolscore_core.scoring.secrets import redact
 
 EVALUATION_SCHEMA_VERSION = "1"
 KIND = "toolscore.evaluation"
@@ -53,7 +53,7 @@ def _pair(p: CallPair) -> dict[str, Any]:
 def evaluation_to_dict(evaluation: Evaluation, *, max_string: int = MAX_STRING, max_items: int = MAX_ITEMS) -> dict[str, Any]:
     """The versioned, JSON-safe, redacted, bounded record of ``evaluation``."""
     from toolscore_core import __version__
-    from toolscore_core.verdict import displayed_percent, top_issues
+    from toolscore_core.scoring.verdict import displayed_percent, top_issues
 
     limits = {"max_string": max_string, "max_items": max_items}
     exp_to_act: dict[int, int] = {}
@@ -107,7 +107,7 @@ def evaluation_to_dict(evaluation: Evaluation, *, max_string: int = MAX_STRING, 
 
 def evaluation_from_dict(data: dict[str, Any]) -> Evaluation:
     """Rebuild an Evaluation from :func:`evaluation_to_dict` output (a baseline, say)."""
-    from toolscore_core.errors import InputError
+    from toolscore_core.kernel.errors import InputError
 
     if not isinstance(data, dict) or data.get("kind", KIND) != KIND or "schema_version" not in data:
         raise InputError("is not a Toolscore evaluation record", location="$",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.model import Trace
-from toolscore_core.plugins import PluginManager, get_plugin_manager
-from toolscore_core.registry import Registry, collect, instantiate
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import Trace
+from toolscore_core.kernel.plugins import PluginManager, get_plugin_manager
+from toolscore_core.kernel.registry import Registry, collect, instantiate
 
 HEAD_BYTES = 64 * 1024
 AUTO = "auto"
@@ -111,7 +111,7 @@ def load_trace_file(
 
 
 def _read_trace_file(path: Path, *, format: str | None, pm: PluginManager | None) -> Trace:
-    from toolscore_core.files import load_data_file
+    from toolscore_core.kernel.files import load_data_file
 
     try:
         if not path.is_file():

@@ -13,8 +13,8 @@ Each step returns a new, independent expectation, so a shared base can be extend
 several tests without one test's calls leaking into another's. ``.calls("tool")`` with no
 keyword arguments checks only that the tool was called; keyword arguments are checked
 (plain values exactly, matchers as they say). ``.run()`` raises
-:class:`~toolscore_core.assertions.ToolscoreAssertionError` with the same table as
-``assert_tools`` and returns the :class:`~toolscore_core.model.Evaluation` otherwise.
+:class:`~toolscore_core.scoring.assertions.ToolscoreAssertionError` with the same table as
+``assert_tools`` and returns the :class:`~toolscore_core.kernel.model.Evaluation` otherwise.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.assertions import DEFAULT_MIN_SCORE, check
-from toolscore_core.errors import InputError
-from toolscore_core.model import Evaluation, ExpectedCall, ForbiddenRule, Trace
+from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.model import Evaluation, ExpectedCall, ForbiddenRule, Trace
+from toolscore_core.scoring.assertions import DEFAULT_MIN_SCORE, check
 
 _UNSET: Any = object()
 
@@ -103,7 +103,7 @@ class Expectation:
         return self.subject(self.prompt)
 
     def _check(self, response: Any) -> Evaluation:
-        from toolscore_core.evaluation import evaluate
+        from toolscore_core.scoring.evaluation import evaluate
 
         bar = self._bar()
         evaluation = evaluate(list(self.expected), response, forbidden=list(self.forbidden) or None,

@@ -12,7 +12,7 @@ How it stays fast and bounded (10k calls of one tool in well under a second):
    values equals an actual call with identical arguments, which is always an optimal
    partner (no other actual call can match more of its arguments with fewer extras), so
    these pairs are fixed in O(n).
-3. What remains of each tool is solved with ``toolscore_core.assignment.linear_sum_assignment``
+3. What remains of each tool is solved with ``toolscore_core.scoring.assignment.linear_sum_assignment``
    (numpy for small blocks, scipy for large ones).
    When it fits one window of :data:`WINDOW` x :data:`WINDOW` calls (every ordinary
    trace), that is the exact optimum. Beyond that, each window of expected calls is
@@ -39,8 +39,8 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.matchers import Matcher, canonical, has_matcher, matches
-from toolscore_core.model import CallPair, ExpectedCall, ToolCall
+from toolscore_core.kernel.model import CallPair, ExpectedCall, ToolCall
+from toolscore_core.scoring.matchers import Matcher, canonical, has_matcher, matches
 
 WINDOW = 256
 PREVIEW_CHARS = 80
@@ -84,11 +84,11 @@ def preview_value(value: Any, limit: int = PREVIEW_CHARS) -> str:
             type(value) is str and len(value) < 16):
         text = repr(value)  # nothing in it can hold a credential
     elif type(value) is str:
-        from toolscore_core.secrets import redact_head
+        from toolscore_core.scoring.secrets import redact_head
 
         text = repr(redact_head(value, limit))  # a 10 MB value is not scanned whole
     else:
-        from toolscore_core.secrets import redact
+        from toolscore_core.scoring.secrets import redact
 
         text = repr(redact(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -162,7 +162,7 @@ def _solve_window(
     unrequested actual arguments, then calls that succeeded, then closest positions)."""
     import numpy as np
 
-    from toolscore_core.assignment import linear_sum_assignment
+    from toolscore_core.scoring.assignment import linear_sum_assignment
 
     n, m = len(exp_idx), len(act_idx)
     matched = np.zeros((n, m), dtype=np.int64)
