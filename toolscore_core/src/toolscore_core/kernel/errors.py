@@ -15,7 +15,13 @@ Path = Union[str, "PathLike[str]"]
 
 
 class ToolscoreError(Exception):
-    """Base class of every error Toolscore raises deliberately."""
+    """Base class of every error Toolscore raises deliberately.
+
+    ``exit_code`` is what the CLI exits with when this error ends a command: each error
+    says its own, so a command never has to know which kinds of error can reach it.
+    """
+
+    exit_code: int = 2
 
 
 class InputError(ToolscoreError, ValueError):
@@ -70,6 +76,23 @@ def _sentence(text: str) -> str:
     """End ``text`` with exactly one full stop, unless it already ends a sentence."""
     text = text.rstrip()
     return text if text.endswith((".", "?", "!")) else text + "."
+
+
+class BudgetStopped(ToolscoreError):
+    """The next model call could cost more than the budget has left, so nothing more is spent.
+
+    Exit code 3: distinct from a failed check (1) and from bad input (2), so CI can tell
+    "the study was stopped to protect the budget" from "the agent did badly".
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str, *, spent_usd: float | None = None, limit_usd: float | None = None,
+                 next_call_usd: float | None = None) -> None:
+        self.spent_usd = spent_usd
+        self.limit_usd = limit_usd
+        self.next_call_usd = next_call_usd
+        super().__init__(message)
 
 
 class PluginError(ToolscoreError):

@@ -1,4 +1,4 @@
-"""Hook specifications: the seven kinds of thing a Toolscore plugin can contribute.
+"""Hook specifications: the nine kinds of thing a Toolscore plugin can contribute.
 
 A plugin is a module (or any object) named by an entry point in one of the
 ``toolscore.<kind>`` groups listed in :data:`toolscore_core.kernel.plugins.GROUPS`. It implements
@@ -27,8 +27,10 @@ if TYPE_CHECKING:  # keep this module free to import: no click, no model code at
     import click
 
     from toolscore_core.kernel.interfaces import (
+        Executor,
         Exporter,
         Guard,
+        Judge,
         LintRule,
         Metric,
         Provider,
@@ -141,5 +143,40 @@ def toolscore_register_commands() -> click.Command | Sequence[click.Command]:
     when the command runs. A command whose name a core command already uses is refused.
 
     :returns: a click command, or a sequence of them.
+    """
+    raise NotImplementedError
+
+
+@_spec
+def toolscore_register_executors() -> type[Executor] | Sequence[type[Executor] | Executor]:
+    """Return the executors (where work runs) this plugin provides.
+
+    Group: ``toolscore.executors``. Loaded by bulk scoring (``toolscore eval --traces``) and
+    ``toolscore agent run`` when they start work, and by ``toolscore plugins``.
+
+    An executor (see :class:`toolscore_core.interfaces.Executor`) runs one picklable function
+    over many items and yields each result as it finishes, so the caller stays the single
+    writer of its output file. ``local`` (a process pool) is built in; ``--executor NAME``
+    picks another. Items are factories: the kernel calls them with only the settings their
+    signature names (``workers``, ``address`` ...).
+
+    :returns: an executor class or instance, or a sequence of them.
+    """
+    raise NotImplementedError
+
+
+@_spec
+def toolscore_register_judges() -> type[Judge] | Sequence[type[Judge] | Judge]:
+    """Return the judges this plugin provides: deciders for what deterministic matching left open.
+
+    Group: ``toolscore.judges``. Loaded by ``evaluate(judge=NAME)`` and the commands that
+    accept a judge; never by a plain evaluation.
+
+    A judge (see :class:`toolscore_core.interfaces.Judge`) gets, in one batch, the questions
+    the deterministic pairing could not settle (is tool ``search_web`` the expected
+    ``web_search``? is ``"NYC"`` the expected ``"New York"``?) and answers each with a
+    verdict. It only ever turns a non-match into a match; an exact match is never asked.
+
+    :returns: a judge class or instance, or a sequence of them.
     """
     raise NotImplementedError

@@ -165,15 +165,31 @@ class Exporter:
         raise NotImplementedError
 
 
+class Executor:
+    """Where work runs. CONTRACT TO BE WRITTEN (executors package): see kernel/executors.py."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+
+class Judge:
+    """Decides what deterministic matching left open. CONTRACT TO BE WRITTEN (judge package)."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+
 def exporter_name(subject: str, fmt: str) -> str:
     """The registry name of the exporter for ``subject`` in format ``fmt``."""
     return f"{subject}-{fmt}"
 
 
 __all__ = [
+    "Executor",
     "Exporter",
     "Guard",
     "GuardDecision",
+    "Judge",
     "LintRule",
     "Metric",
     "MetricResult",

@@ -36,6 +36,8 @@ GROUPS: tuple[str, ...] = (
     "providers",
     "exporters",
     "commands",
+    "executors",
+    "judges",
 )
 
 #: Built-in plugins, registered through the same hooks as third-party ones (as pytest does

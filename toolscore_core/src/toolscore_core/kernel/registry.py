@@ -11,6 +11,7 @@ so the core item is used and the plugin's item is refused (and listed in ``refus
 from __future__ import annotations
 
 import difflib
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +26,8 @@ _SINGULAR = {
     "providers": "provider",
     "exporters": "exporter",
     "commands": "command",
+    "executors": "executor",
+    "judges": "judge",
 }
 
 
@@ -127,6 +130,11 @@ class Registry:
         """Every item, classes instantiated (for kinds whose items are used as objects)."""
         return [instantiate(e.item) for e in self.entries()]
 
+    def create(self, name: str, /, **settings: Any) -> Any:
+        """The item called ``name``, made with the ``settings`` its factory accepts
+        (see :func:`instantiate`): ``providers.create("openai", model="gpt-6", client=c)``."""
+        return instantiate(self.get(name), **settings)
+
 
 def item_name(item: Any) -> str:
     name = getattr(item, "name", None)
@@ -135,9 +143,31 @@ def item_name(item: Any) -> str:
     return name
 
 
-def instantiate(item: Any) -> Any:
-    """Classes are instantiated with no arguments; instances are used as they are."""
-    return item() if isinstance(item, type) else item
+def instantiate(item: Any, /, **settings: Any) -> Any:
+    """Make the object a registry entry stands for: a class is a factory, an instance is itself.
+
+    A class is called with only the ``settings`` its constructor names (all of them when it
+    takes ``**kwargs``), as pluggy passes a hook implementation only the arguments it
+    declares: a provider that needs ``model`` and ``base_url`` names them, a guard that needs
+    nothing names nothing, and the caller offers the same settings to both. An instance is
+    used as it is (it was configured when the plugin made it).
+    """
+    if not isinstance(item, type):
+        return item
+    return item(**accepted_settings(item, settings)) if settings else item()
+
+
+def accepted_settings(factory: Any, settings: dict[str, Any]) -> dict[str, Any]:
+    """The part of ``settings`` that ``factory``'s signature accepts by keyword."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: offer nothing
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return dict(settings)
+    names = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                  inspect.Parameter.KEYWORD_ONLY)}
+    return {k: v for k, v in settings.items() if k in names}
 
 
 def _choices(name: str, names: list[str]) -> str:
