@@ -45,7 +45,7 @@ def toolscore_register_adapters() -> type[TraceAdapter] | Sequence[type[TraceAda
 
     Group: ``toolscore.adapters``. Loaded by every command and API call that reads traces.
 
-    Each adapter (see :class:`toolscore_core.kernel.interfaces.TraceAdapter`) has a unique ``name``
+    Each adapter (see :class:`toolscore_core.TraceAdapter`) has a unique ``name``
     (the value users pass to ``--format``), ``detect(data) -> float`` (0.0 = not mine,
     1.0 = certainly mine) and ``load(data) -> Trace``. When no format is named, the adapter
     with the highest ``detect`` score wins; a tie at the top is an error naming both, never
@@ -62,7 +62,7 @@ def toolscore_register_metrics() -> type[Metric] | Sequence[type[Metric] | Metri
 
     Group: ``toolscore.metrics``. Loaded by ``evaluate()`` and ``toolscore eval``.
 
-    Each metric (see :class:`toolscore_core.kernel.interfaces.Metric`) has a unique ``name`` (the
+    Each metric (see :class:`toolscore_core.Metric`) has a unique ``name`` (the
     key users pass to ``--weight NAME=VALUE``), a ``default_weight`` (0 = opt-in: computed
     and reported, but only counted in the score when weighted) and
     ``compute(context) -> MetricResult``.
@@ -78,7 +78,7 @@ def toolscore_register_lint_rules() -> type[LintRule] | Sequence[type[LintRule] 
 
     Group: ``toolscore.lint_rules``. Loaded by ``toolscore mcp lint`` and ``toolscore mcp test``.
 
-    Each rule (see :class:`toolscore_core.kernel.interfaces.LintRule`) has a stable ``name`` (its
+    Each rule (see :class:`toolscore_core.LintRule`) has a stable ``name`` (its
     id, e.g. ``schema-missing-type``), a default ``severity`` and
     ``check(server: ServerDefinition) -> Iterable[Finding]``.
 
@@ -93,7 +93,7 @@ def toolscore_register_guards() -> type[Guard] | Sequence[type[Guard] | Guard]:
 
     Group: ``toolscore.guards``. Loaded by the agent harness.
 
-    A guard (see :class:`toolscore_core.kernel.interfaces.Guard`) is consulted before the harness
+    A guard (see :class:`toolscore_core.Guard`) is consulted before the harness
     runs a tool call the model asked for, and may allow or deny it with a reason. Study
     specs refer to guards by ``name``.
 
@@ -108,7 +108,7 @@ def toolscore_register_providers() -> type[Provider] | Sequence[type[Provider] |
 
     Group: ``toolscore.providers``. Loaded by the agent harness and the LLM judge.
 
-    A provider (see :class:`toolscore_core.kernel.interfaces.Provider`) turns a chat request with
+    A provider (see :class:`toolscore_core.Provider`) turns a chat request with
     tool definitions into a model response. Import SDKs inside its methods, never at the
     top of the plugin module, so that ``toolscore --help`` stays fast.
 
@@ -123,7 +123,7 @@ def toolscore_register_exporters() -> type[Exporter] | Sequence[type[Exporter] |
 
     Group: ``toolscore.exporters``. Loaded by any command with ``--report``.
 
-    An exporter (see :class:`toolscore_core.kernel.interfaces.Exporter`) renders one kind of
+    An exporter (see :class:`toolscore_core.Exporter`) renders one kind of
     subject (``evaluation``, ``scorecard``, ``lint`` ...) in one ``format`` (``md``,
     ``html``, ``json`` ...). Its registry name is ``"<subject>-<format>"``, so two
     subjects can each have an ``md`` report without a conflict.
@@ -154,7 +154,7 @@ def toolscore_register_executors() -> type[Executor] | Sequence[type[Executor] |
     Group: ``toolscore.executors``. Loaded by bulk scoring (``toolscore eval --traces``) and
     ``toolscore agent run`` when they start work, and by ``toolscore plugins``.
 
-    An executor (see :class:`toolscore_core.interfaces.Executor`) runs one picklable function
+    An executor (see :class:`toolscore_core.Executor`) runs one picklable function
     over many items and yields each result as it finishes, so the caller stays the single
     writer of its output file. ``local`` (a process pool) is built in; ``--executor NAME``
     picks another. Items are factories: the kernel calls them with only the settings their
@@ -172,7 +172,7 @@ def toolscore_register_judges() -> type[Judge] | Sequence[type[Judge] | Judge]:
     Group: ``toolscore.judges``. Loaded by ``evaluate(judge=NAME)`` and the commands that
     accept a judge; never by a plain evaluation.
 
-    A judge (see :class:`toolscore_core.interfaces.Judge`) gets, in one batch, the questions
+    A judge (see :class:`toolscore_core.Judge`) gets, in one batch, the questions
     the deterministic pairing could not settle (is tool ``search_web`` the expected
     ``web_search``? is ``"NYC"`` the expected ``"New York"``?) and answers each with a
     verdict. It only ever turns a non-match into a match; an exact match is never asked.

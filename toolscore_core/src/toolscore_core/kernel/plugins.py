@@ -48,6 +48,7 @@ BUILTINS: dict[str, tuple[str, ...]] = {
     "metrics": ("toolscore_core.builtin.metrics",),
     "exporters": ("toolscore_core.builtin.exporters",),
     "commands": ("toolscore_core.builtin.commands",),
+    "executors": ("toolscore_core.builtin.executors",),
 }
 
 CORE_DISTRIBUTION = "toolscore-core"
