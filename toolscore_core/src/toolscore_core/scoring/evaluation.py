@@ -8,18 +8,25 @@ calls, blind retries, loops, credentials, forbidden calls; :mod:`toolscore_core.
 Weights: the registered metrics' default weights, overridden by the gold file's
 ``weights`` and then by ``weights=``, are renormalised to sum 1 over the metrics with a
 positive weight. An unknown name is an InputError with a did-you-mean.
+
+Metric options (``metric_options={"name": {"key": value}}``) are checked against what each
+metric declares before anything is scored. A judge (``judge=``) is consulted once, after the
+deterministic pairing and before the metrics, so every metric reads the judged pairing;
+without one, the judge module is never imported and nothing changes.
 """
 
 from __future__ import annotations
 
+import difflib
 import gc
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from toolscore_core.kernel.errors import InputError, PluginError
+from toolscore_core.kernel.errors import InputError, PluginError, UnknownNameError
 from toolscore_core.kernel.interfaces import MetricResult
 from toolscore_core.kernel.model import (
     CallPair,
@@ -39,24 +46,62 @@ from toolscore_core.scoring.modes import DEFAULT_MODE, check_mode
 from toolscore_core.scoring.pairing import Pairing, pair_calls
 from toolscore_core.scoring.verdict import grade_for, verdict_for
 
+if TYPE_CHECKING:
+    from toolscore_core.kernel.interfaces import Judge
+
 MAX_FINDINGS_PER_CODE = 20
 
 
 @attrs.frozen
 class EvaluationContext:
-    """What every metric reads: built once per evaluation, never recomputed by a metric."""
+    """What every metric reads: built once per evaluation, never recomputed by a metric.
+
+    Public (``toolscore_core.EvaluationContext``): it is the whole input of
+    ``Metric.compute``, so it carries what a plugin metric needs and could not rebuild
+    cheaply or consistently on its own.
+
+    - ``expected``: the expected calls (matchers already parsed).
+    - ``trace``: the trace as scored. Without a judge it is the trace as recorded. With a
+      judge, a call the judge matched carries the expected tool name (or the expected value
+      of a judged argument), the recorded one kept in ``call.metadata["judged_tool"]`` /
+      ``["judged_arguments"]``, so every metric agrees with the judge;
+      ``Evaluation.actual`` keeps the recorded trace.
+    - ``pairing``: the one pairing of expected to actual calls (:class:`Pairing`).
+    - ``forbidden``: the forbidden rules in force (gold file's, then the caller's).
+    - ``mode``: the order mode (see :mod:`toolscore_core.scoring.modes`).
+    - ``outcomes_recorded``: False when no call in the trace says whether it succeeded (a
+      plain list of tool + args), so "unknown" is the format's limit, not a failure.
+    - ``options``: metric name -> that metric's options, validated against what it
+      declares (see :func:`resolve_metric_options`); read yours with :meth:`options_for`.
+    - ``arg_keys``: ``canonical(call.args)`` of each call in ``calls``, in order: a hashable
+      form to compare or count argument sets without walking them again.
+    - ``weights``: the resolved weights (defaults, gold file, caller; renormalised to sum 1),
+      by metric name; a metric with weight 0 is absent (it is reported, not counted).
+    - ``judge``: the name of the judge consulted, or None for a deterministic evaluation.
+    """
 
     expected: tuple[ExpectedCall, ...]
     trace: Trace
     pairing: Pairing
     forbidden: tuple[ForbiddenRule, ...] = ()
     mode: str = DEFAULT_MODE
-    outcomes_recorded: bool = True  # False: no call in the trace says whether it succeeded
-    options: dict[str, Any] = attrs.field(factory=dict)
+    outcomes_recorded: bool = True
+    options: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    arg_keys: tuple[Any, ...] = ()
+    weights: Mapping[str, float] = attrs.field(factory=dict)
+    judge: str | None = None
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:
+        """The actual calls as scored (``trace.calls``)."""
         return self.trace.calls
+
+    def options_for(self, metric: str) -> Mapping[str, Any]:
+        """The options given to ``metric`` (empty when none were)."""
+        return self.options.get(metric, _NO_OPTIONS)
+
+
+_NO_OPTIONS: Mapping[str, Any] = MappingProxyType({})
 
 
 def metric_registry(pm: PluginManager | None = None) -> Registry:
@@ -86,6 +131,72 @@ def resolve_weights(registry: Registry, *layers: Mapping[str, Any] | None, file:
         raise InputError("every metric weight is 0, so there is nothing to score",
                          expected="at least one positive weight")
     return {name: w / total for name, w in sorted(weights.items()) if w > 0}
+
+
+def resolve_metric_options(registry: Registry,
+                           metric_options: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:
+    """``metric_options`` checked against the registered metrics and what each declares.
+
+    A metric takes options only if it declares them, as a class attribute
+    ``options: ClassVar[dict[str, type | tuple[type, ...]]]`` (option name -> accepted
+    type(s); ``object`` accepts anything, ``type(None)`` allows None). An option for an
+    unknown metric, for a metric that declares no options, an undeclared key or a value of
+    the wrong type is an InputError naming the metric and the key: a misspelt option must
+    fail loudly, never be ignored silently. Types are strict as matching is: ``bool`` is not
+    an ``int``; an ``int`` is accepted where ``float`` is declared.
+    """
+    if not metric_options:
+        return {}
+    example = 'e.g. {"my_metric": {"threshold": 0.5}}'
+    if not isinstance(metric_options, Mapping):
+        raise InputError(f"metric options must map metric names to options, not {type(metric_options).__name__}",
+                         expected=example)
+    resolved: dict[str, Mapping[str, Any]] = {}
+    for name, given in metric_options.items():
+        if not isinstance(name, str) or name not in registry:
+            try:
+                registry.get(str(name))
+            except UnknownNameError as exc:
+                raise UnknownNameError(f"metric options given for {exc.message}", expected=exc.expected,
+                                       hint="Name an installed metric (toolscore plugins lists them)") from None
+        if not isinstance(given, Mapping):
+            raise InputError(f"the options of metric {name!r} must map option names to values, "
+                             f"not {type(given).__name__}", expected=example)
+        declared = getattr(registry.get(name), "options", None)
+        if declared is not None and not isinstance(declared, Mapping):
+            raise PluginError(f"metric {name!r} declares options as {type(declared).__name__}; "
+                              "expected a dict of option name -> type")
+        resolved[name] = MappingProxyType({key: _checked_option(name, declared or {}, key, value)
+                                           for key, value in given.items()})
+    return resolved
+
+
+def _checked_option(metric: str, declared: Mapping[str, Any], key: Any, value: Any) -> Any:
+    if not declared:
+        raise InputError(f"metric {metric!r} takes no options (got {key!r})",
+                         hint="Only metrics that declare an `options` attribute accept options")
+    if not isinstance(key, str) or key not in declared:
+        close = difflib.get_close_matches(str(key), list(declared), n=1, cutoff=0.5)
+        raise InputError(f"metric {metric!r} has no option {key!r}",
+                         expected=f"one of: {', '.join(sorted(declared))}"
+                                  + (f" (did you mean {close[0]!r}?)" if close else ""))
+    accepted = declared[key] if isinstance(declared[key], tuple) else (declared[key],)
+    if not any(_is_a(value, t) for t in accepted):
+        names = " or ".join("None" if t is type(None) else getattr(t, "__name__", str(t)) for t in accepted)
+        raise InputError(f"option {metric}.{key}={value!r} is not {names}", expected=f"a {names} value")
+    return value
+
+
+def _is_a(value: Any, kind: Any) -> bool:
+    if kind is object:
+        return True
+    if kind is None or kind is type(None):
+        return value is None
+    if isinstance(value, bool):
+        return kind is bool
+    if kind is float:
+        return isinstance(value, (int, float))
+    return isinstance(kind, type) and isinstance(value, kind)
 
 
 def _combine(results: dict[str, MetricResult], weights: dict[str, float]) -> float:
@@ -123,9 +234,12 @@ def _capped(findings: list[Finding]) -> list[Finding]:
     return kept
 
 
-def _score_findings(context: EvaluationContext) -> list[Finding]:
-    """Missing, wrong, failed and extra calls and argument mismatches, from the pairing."""
-    expected, calls = context.expected, context.calls
+def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> list[Finding]:
+    """Missing, wrong, failed and extra calls and argument mismatches, from the pairing.
+
+    ``calls`` are the calls as recorded, so messages name the tool the agent really called
+    even where a judge counted it as another."""
+    expected = context.expected
     findings: list[Finding] = []
     for pair in context.pairing.pairs:
         i, j = pair.expected_index, pair.actual_index
@@ -209,6 +323,8 @@ def evaluate(
     format: str | None = None,
     min_score: float | None = None,
     plugin_manager: PluginManager | None = None,
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    judge: Judge | type[Judge] | str | None = None,
 ) -> Evaluation:
     """Score ``actual`` (any trace the adapters read) against ``expected``.
 
@@ -221,6 +337,12 @@ def evaluate(
     :param mode: order mode (see :mod:`toolscore_core.scoring.modes`); overrides the gold file's.
     :param format: the trace format, when detection should not decide.
     :param min_score: kept in the result for reports and assertions.
+    :param metric_options: metric name -> {option: value}, for metrics that declare
+        options (see :func:`resolve_metric_options`); each metric reads its own with
+        ``context.options_for(name)``.
+    :param judge: None (deterministic, the default), a judge object, or the name of a
+        registered judge: asked once about what exact matching left open (see
+        :mod:`toolscore_core.scoring.judging`).
     """
     contract = as_contract(expected)
     rules = tuple(contract.forbidden) + as_forbidden(forbidden)
@@ -233,7 +355,8 @@ def evaluate(
     trace = load_trace(actual, format=format, pm=pm)
     return evaluate_loaded(contract.expected, trace, rules, weights, mode=chosen_mode, pm=pm,
                            contract_weights=contract.weights, source=contract.source,
-                           min_score=min_score if min_score is not None else contract.min_score)
+                           min_score=min_score if min_score is not None else contract.min_score,
+                           metric_options=metric_options, judge=judge)
 
 
 def evaluate_loaded(
@@ -247,6 +370,8 @@ def evaluate_loaded(
     contract_weights: Mapping[str, float] | None = None,
     source: str | None = None,
     min_score: float | None = None,
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    judge: Judge | type[Judge] | str | None = None,
 ) -> Evaluation:
     """The evaluation proper, on an already-read expectation and trace.
 
@@ -259,7 +384,8 @@ def evaluate_loaded(
         gc.disable()
     try:
         return _evaluate_loaded(expected, trace, rules, weights, mode=mode, pm=pm,
-                                contract_weights=contract_weights, source=source, min_score=min_score)
+                                contract_weights=contract_weights, source=source, min_score=min_score,
+                                metric_options=metric_options, judge=judge)
     finally:
         if paused:
             gc.enable()
@@ -276,6 +402,8 @@ def _evaluate_loaded(
     contract_weights: Mapping[str, float] | None,
     source: str | None,
     min_score: float | None,
+    metric_options: Mapping[str, Mapping[str, Any]] | None,
+    judge: Judge | type[Judge] | str | None,
 ) -> Evaluation:
     if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, (int, float))
                                   or not 0 <= min_score <= 1):
@@ -284,12 +412,25 @@ def _evaluate_loaded(
     if contract_weights:
         resolve_weights(registry, contract_weights, file=source)  # name the gold file in its own errors
     normalised = resolve_weights(registry, contract_weights, weights)
+    options = resolve_metric_options(registry, metric_options)
     calls = trace.calls
     arg_keys = [canonical(c.args) for c in calls]  # computed once: pairing and loop detection share them
     pairing = pair_calls(expected, calls, actual_keys=arg_keys)
     outcomes_recorded = any(c.is_error is not None or c.denied for c in calls)
-    context = EvaluationContext(expected=tuple(expected), trace=trace, pairing=pairing, forbidden=rules,
-                                mode=mode, outcomes_recorded=outcomes_recorded)
+    scored, scored_keys, judgement = trace, arg_keys, None
+    if judge is not None:  # the plain path never imports the judge module
+        from toolscore_core.scoring.judging import consult
+
+        judgement = consult(judge, expected, calls, pairing, pm)
+        pairing = judgement.pairing
+        if judgement.changed:
+            scored = attrs.evolve(trace, calls=judgement.calls)
+            scored_keys = [canonical(c.args) if j in judgement.changed else k
+                           for j, (c, k) in enumerate(zip(judgement.calls, arg_keys, strict=True))]
+    context = EvaluationContext(expected=tuple(expected), trace=scored, pairing=pairing, forbidden=rules,
+                                mode=mode, outcomes_recorded=outcomes_recorded, options=options,
+                                arg_keys=tuple(scored_keys), weights=normalised,
+                                judge=judgement.judge if judgement else None)
     results: dict[str, MetricResult] = {}
     for name in registry.names():
         metric = instantiate(registry.get(name))
@@ -308,9 +449,15 @@ def _evaluate_loaded(
     }
     for name, result in results.items():
         metrics[name] = {"value": result.value, "weight": normalised.get(name, 0.0), "details": result.details}
+        if name in options:
+            metrics[name]["options"] = dict(options[name])
+    if judgement is not None:
+        metrics["judge"] = judgement.record
     sequence = results.get("sequence_accuracy")
-    findings = (policy_findings + security_findings + behaviour_findings + _score_findings(context)
+    findings = (policy_findings + security_findings + behaviour_findings + _score_findings(context, calls)
                 + _order_finding(context, sequence.value if sequence else None, sequence.details if sequence else {}))
+    if judgement is not None:
+        findings.extend(judgement.findings)
     for result in results.values():
         findings.extend(result.findings)
 
@@ -350,8 +497,12 @@ def evaluate_trace(
     mode: str | None = None,
     min_score: float | None = None,
     plugin_manager: PluginManager | None = None,
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    judge: Judge | type[Judge] | str | None = None,
 ) -> Evaluation:
-    """``evaluate`` on a gold file and a trace file; errors name the file at fault."""
+    """``evaluate`` on a gold file and a trace file; errors name the file at fault.
+
+    ``metric_options`` and ``judge`` are as in :func:`evaluate`."""
     from toolscore_core.kernel.traces import load_trace_file
 
     contract = load_contract(gold_path)
@@ -363,8 +514,9 @@ def evaluate_trace(
         mode=check_mode(mode if mode is not None else contract.mode, file=str(gold_path)),
         pm=pm, contract_weights=contract.weights, source=contract.source,
         min_score=min_score if min_score is not None else contract.min_score,
+        metric_options=metric_options, judge=judge,
     )
 
 
 __all__ = ["CallPair", "EvaluationContext", "evaluate", "evaluate_loaded", "evaluate_trace", "metric_registry",
-           "resolve_weights"]
+           "resolve_metric_options", "resolve_weights"]

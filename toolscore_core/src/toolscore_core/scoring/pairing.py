@@ -1,8 +1,8 @@
 """Pairing actual calls with expected calls: one-to-one, optimal, explained, bounded.
 
 Why not greedy first-fit: a greedy matcher lets the first expected call take an actual
-call that a later expected call needed more (peers.md 4.2-4.3 show real tools failing
-this way). Here the pairing maximises the number of matching arguments over the whole
+call that a later expected call needed more (published trajectory matchers fail
+this way; tests/core/test_pairing.py has the cases). Here the pairing maximises the number of matching arguments over the whole
 trace, then, among equally good pairings, keeps the fewest unrequested arguments.
 
 How it stays fast and bounded (10k calls of one tool in well under a second):
@@ -34,7 +34,7 @@ checked. Actual arguments that were not recorded (``args=None``) match nothing.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -59,19 +59,34 @@ class Credit:
 class Pairing:
     """The one pairing of an evaluation; every metric reads it, nothing recomputes it.
 
-    ``expected_to_actual[i]`` is the actual index paired with expected call ``i`` (same
-    tool) or None; ``actual_to_expected`` the reverse. ``pairs`` lists every row a report
-    shows: same-tool pairs, tool mismatches shown side by side, and unpaired calls.
+    Public (``toolscore_core.Pairing``) because plugin metrics read it through
+    ``EvaluationContext.pairing``; a metric that needs "which call answered which
+    expectation" must use this rather than pair calls again, or two metrics could disagree.
+
+    - ``expected_to_actual[i]``: the index (into ``context.calls``) of the actual call paired
+      with expected call ``i``, or None when it was never made. Paired calls have the same
+      tool, or a judge said they are the same tool (see :mod:`toolscore_core.scoring.judging`).
+    - ``actual_to_expected[j]``: the reverse; None for an extra or unexpected call.
+    - ``credits[i]``: the argument credit of expected call ``i`` against its partner (None
+      when unpaired).
+    - ``pairs``: every row a report shows, in expected order: pairs, a missing expected call
+      shown beside the unexpected call made in its place (``tool_match=False``), and calls
+      left alone.
+    - ``matched_units`` / ``expected_units`` / ``actual_units``: the totals of ``argument_f1``
+      (matched argument units, recall and precision denominators).
+    - ``exact_pairs``: how many pairs had identical arguments (paired by hashing), and
+      ``exact_indexes`` which expected calls they are.
     """
 
     expected_to_actual: tuple[int | None, ...]
     actual_to_expected: tuple[int | None, ...]
-    credits: tuple[Credit | None, ...]  # per expected call, for its same-tool pair
+    credits: tuple[Credit | None, ...]
     pairs: tuple[CallPair, ...]
     matched_units: int
     expected_units: int
     actual_units: int
     exact_pairs: int
+    exact_indexes: frozenset[int] = frozenset()  # the expected calls counted in exact_pairs
 
     @property
     def paired_count(self) -> int:
@@ -363,6 +378,27 @@ def pair_calls(
             act_to_exp[j] = i
 
     # 3. credits, totals and the explained rows
+    return assemble_pairing(expected, actual, exp_to_act, act_to_exp, exact)
+
+
+def assemble_pairing(
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+    exp_to_act: Sequence[int | None],
+    act_to_exp: Sequence[int | None],
+    exact: set[int] | frozenset[int] = frozenset(),
+    *,
+    notes: Mapping[int, str] | None = None,
+    openings: Mapping[int, str] | None = None,
+) -> Pairing:
+    """The :class:`Pairing` of a fixed one-to-one assignment: credits, totals, explained rows.
+
+    ``pair_calls`` ends here; a judge's matches come here too, so a judged pairing is
+    credited and explained by exactly the same rules as a deterministic one. ``exact`` holds
+    the expected indexes paired by identical arguments; ``notes`` maps an expected index to
+    a sentence appended to its pair's reason; ``openings`` maps an expected index to the
+    words that open its reason instead of "same tool `x`" (for a pair a judge made).
+    """
     credits: list[Credit | None] = [None] * len(expected)
     matched_units = expected_total = actual_total = 0
     pairs: list[CallPair] = []
@@ -371,7 +407,10 @@ def pair_calls(
         if partner is None:
             expected_total += expected_units(exp)
             continue
-        pair, c = _same_tool_pair(i, partner, exp, actual[partner], exact=i in exact)
+        same = openings.get(i) if openings else None
+        pair, c = _same_tool_pair(i, partner, exp, actual[partner], exact=i in exact, same=same)
+        if notes and i in notes:
+            pair = attrs.evolve(pair, reason=f"{pair.reason}; {notes[i]}")
         credits[i] = c
         matched_units += c.matched
         expected_total += c.expected_units
@@ -415,6 +454,7 @@ def pair_calls(
         expected_units=expected_total,
         actual_units=actual_total,
         exact_pairs=len(exact),
+        exact_indexes=frozenset(exact),
     )
 
 
@@ -425,16 +465,20 @@ def _row_order(pair: CallPair) -> tuple[float, float]:
     return (float(first), float(a if a is not None else -1))
 
 
-def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, *, exact: bool) -> tuple[CallPair, Credit]:
-    """The explained row of a same-tool pair and its credit, comparing arguments once."""
+def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, *, exact: bool,
+                    same: str | None = None) -> tuple[CallPair, Credit]:
+    """The explained row of a same-tool pair and its credit, comparing arguments once.
+
+    ``same`` replaces the opening "same tool `x`" (a judge's pair says who judged it so)."""
+    same = same or f"same tool `{exp.tool}`"
     if exp.args is None:
         return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True,
-                        reason=f"same tool `{exp.tool}`; arguments not checked"), Credit(0, 0, 0)
+                        reason=f"{same}; arguments not checked"), Credit(0, 0, 0)
     if exact:
         units = len(exp.args) or 1
         scores = dict.fromkeys(exp.args, 1.0)
         return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True, argument_scores=scores,
-                        reason=f"same tool `{exp.tool}` with identical arguments"), Credit(units, units, units)
+                        reason=f"{same} with identical arguments"), Credit(units, units, units)
     scores, problems = explain_arguments(exp, act)
     if act.args is None:
         c = Credit(0, len(exp.args) or 1, 0)
@@ -444,10 +488,10 @@ def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, *, exact: 
         c = Credit(sum(1 for v in scores.values() if v == 1.0), len(exp.args), len(act.args))
     denominator = max(c.expected_units, c.actual_units)
     score = c.matched / denominator if denominator else 1.0
-    reason = (f"same tool `{exp.tool}`; {c.matched} of {c.expected_units} checked argument(s) match"
-              if exp.args else f"same tool `{exp.tool}`; expected no arguments")
+    reason = (f"{same}; {c.matched} of {c.expected_units} checked argument(s) match"
+              if exp.args else f"{same}; expected no arguments")
     return CallPair(expected_index=i, actual_index=j, score=score, tool_match=True, argument_scores=scores,
                     reason=reason, mismatches=problems), c
 
 
-__all__ = ["WINDOW", "Credit", "Pairing", "credit", "expected_units", "explain_arguments", "pair_calls", "preview_value"]
+__all__ = ["WINDOW", "Credit", "Pairing", "assemble_pairing", "credit", "expected_units", "explain_arguments", "pair_calls", "preview_value"]
