@@ -48,54 +48,97 @@ def check_unit(name: str, value: float | None) -> float | None:
 
 
 def find_exporter(app: App, report: str) -> Any:
-    from toolscore_core.kernel.interfaces import exporter_name
-    from toolscore_core.kernel.registry import instantiate
+    from toolscore_core.kernel.exporters import find_exporter as lookup
 
-    registry = app.registry("exporters")
-    name = exporter_name(REPORT_SUBJECT, report)
-    item = registry.get_or_none(name)
-    if item is None:
-        prefix = f"{REPORT_SUBJECT}-"
-        known = ", ".join(n[len(prefix):] for n in registry.names() if n.startswith(prefix))
-        raise InputError(f"--report {report!r} is not an installed report format", expected=f"one of: {known}")
-    return instantiate(item)
+    return lookup(REPORT_SUBJECT, report, registry=app.registry("exporters"))
 
 
-def _read_gold(gold: str) -> Any:
-    from toolscore_core.scoring.contracts import load_contract
+def parse_metric_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]] | None:
+    """``("judge.threshold=0.8", "judge.model=small")`` -> ``{"judge": {"threshold": 0.8, "model": "small"}}``.
 
-    return load_contract(Path(gold))
+    A value is read as JSON when it is JSON (numbers, true/false/null, lists, objects,
+    quoted strings) and kept as the plain string otherwise, so ``model=small`` needs no
+    quotes and ``threshold=0.8`` arrives as a number. NaN and Infinity stay strings: they
+    are not JSON, and no metric should receive one by accident. The last value given for
+    the same NAME.KEY wins, as with ``--weight``.
+    """
+    if not values:
+        return None
+    example = "e.g. --metric-option my_metric.threshold=0.8"
+    options: dict[str, dict[str, Any]] = {}
+    for raw in values:
+        target, sep, text = raw.partition("=")
+        name, dot, key = target.partition(".")
+        name, key = name.strip(), key.strip()
+        if not sep or not dot or not name or not key:
+            raise InputError(f"--metric-option {raw!r} is not NAME.KEY=VALUE", expected=example,
+                             hint="NAME is the metric's name (`toolscore plugins` lists them), KEY one of its options")
+        options.setdefault(name, {})[key] = _option_value(text)
+    return options
 
 
-def _read_forbidden(path: str | None) -> list[Any]:
-    if path is None:
-        return []
-    from toolscore_core.scoring.contracts import load_forbidden
+def _option_value(text: str) -> Any:
+    import json
 
-    return list(load_forbidden(Path(path)))
+    def not_json(constant: str) -> Any:
+        raise ValueError(constant)
+
+    try:
+        return json.loads(text, parse_constant=not_json)
+    except ValueError:  # json.JSONDecodeError is a ValueError too
+        return text
+
+
+def check_mode_option(mode: str | None) -> str | None:
+    """``--mode`` validated here, so its error names the flag rather than the gold file."""
+    if mode is not None:
+        from toolscore_core.scoring.modes import check_mode
+
+        try:
+            check_mode(mode)
+        except InputError as exc:
+            raise InputError(f"--mode: {exc.message}", expected=exc.expected, hint=exc.hint) from None
+    return mode
 
 
 def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None, forbidden_file: str | None,
                    weights: dict[str, float] | None, min_score: float | None,
-                   mode: str | None) -> tuple[Any, list[Any]]:
-    """Read the gold, forbidden and trace files and evaluate; command-line options win
-    over what the gold file says."""
-    from toolscore_core.kernel.traces import load_trace_file
-    from toolscore_core.scoring.evaluation import evaluate
+                   mode: str | None,
+                   metric_options: dict[str, dict[str, Any]] | None = None) -> tuple[Any, list[Any]]:
+    """Score TRACE against GOLD through the kernel's front door, ``evaluate_trace``.
 
-    contract = _read_gold(gold)
-    forbidden = [*contract.forbidden, *_read_forbidden(forbidden_file)]
-    actual = load_trace_file(Path(trace), format=trace_format, pm=app.pm)
-    merged_weights = {**contract.weights, **(weights or {})} or None
-    return evaluate(
-        list(contract.expected),
-        actual,
-        forbidden or None,
-        merged_weights,
-        mode=mode or contract.mode,
-        min_score=min_score if min_score is not None else contract.min_score,
+    The gold file is read there, once, so every problem in it (a misspelt weight, an
+    unknown mode) names the file and the key path exactly as the Python API does; the
+    command adds only its own options, which win over what the gold file says. Returns the
+    evaluation and the forbidden rules it was checked against (gold file's first), which
+    reports list one by one.
+    """
+    from toolscore_core.scoring.contracts import load_forbidden
+    from toolscore_core.scoring.evaluation import evaluate_trace
+
+    extra_rules = list(load_forbidden(Path(forbidden_file))) if forbidden_file is not None else []
+    evaluation = evaluate_trace(
+        Path(gold), Path(trace),
+        forbidden=extra_rules or None,
+        weights=weights,
+        format=trace_format,
+        mode=mode,
+        min_score=min_score,
         plugin_manager=app.pm,
-    ), forbidden
+        metric_options=metric_options,
+    )
+    return evaluation, [*_gold_rules(gold), *extra_rules]
+
+
+def _gold_rules(gold: str) -> tuple[Any, ...]:
+    """The gold file's own forbidden rules, for the reports that list every rule.
+
+    Read after ``evaluate_trace`` accepted the file, so this cannot fail; the evaluation
+    record does not carry its rules (only the violations), which is why it is read again.
+    """
+    from toolscore_core.scoring.contracts import load_contract
+
+    return tuple(load_contract(Path(gold)).forbidden)
 
 
 def write_report(exporter: Any, evaluation: Any, output: str | None, *, forbidden: list[Any]) -> None:
@@ -134,6 +177,9 @@ def _stdout() -> IO[str]:
               help="Exit 1 when any forbidden call or credential in tool arguments is found.")
 @click.option("--weight", "weight_options", multiple=True, metavar="NAME=VALUE",
               help="Re-weight a metric (repeatable); weights are renormalised to sum to 1.")
+@click.option("--metric-option", "metric_option_values", multiple=True, metavar="NAME.KEY=VALUE",
+              help="An option for one metric (repeatable); VALUE is read as JSON when it is JSON, "
+                   "else as text.")
 @click.option("--min-score", type=float, metavar="X", help="Exit 1 when the score is below X (0..1).")
 @click.option("--mode", metavar="MODE",
               help="Order mode: strict, in_order, unordered, subset, superset (default: sequence accuracy).")
@@ -144,7 +190,8 @@ def _stdout() -> IO[str]:
 @click.pass_obj
 @run_command
 def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forbidden_file: str | None,
-                 fail_on_violations: bool, weight_options: tuple[str, ...], min_score: float | None,
+                 fail_on_violations: bool, weight_options: tuple[str, ...],
+                 metric_option_values: tuple[str, ...], min_score: float | None,
                  mode: str | None, report: str, output: str | None, save_baseline: str | None) -> None:
     """Score the tool calls in TRACE against the expected calls in GOLD.
 
@@ -160,6 +207,7 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
       toolscore eval gold.json trace.json --min-score 0.9
       toolscore eval gold.json trace.json --forbidden forbidden.json --fail-on-violations
       toolscore eval gold.yaml trace.json --weight required_call_recall=0.3
+      toolscore eval gold.json trace.json --metric-option my_metric.threshold=0.8
       toolscore eval gold.json trace.json --report html -o report.html
       toolscore eval gold.json trace.json --report junit -o toolscore.xml
       toolscore eval gold.json trace.json --save-baseline baseline.json
@@ -168,11 +216,13 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
     2 bad input.
     """
     weights = parse_weights(weight_options)
+    metric_options = parse_metric_options(metric_option_values)
     check_unit("--min-score", min_score)
+    check_mode_option(mode)
     exporter = find_exporter(app, report)
     evaluation, forbidden = evaluate_files(app, gold, trace, trace_format=trace_format,
                                            forbidden_file=forbidden_file, weights=weights,
-                                           min_score=min_score, mode=mode)
+                                           min_score=min_score, mode=mode, metric_options=metric_options)
     write_report(exporter, evaluation, output, forbidden=forbidden)
     out = _stdout()
     if output is not None:
@@ -184,7 +234,7 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
         save(evaluation, save_baseline, gold_file=gold, trace_file=trace)
         click.echo(f"Saved baseline to {save_baseline} (score {evaluation.score * 100:.1f}%)")
 
-    from toolscore_core.scoring.assertions import below_bar
+    from toolscore_core.scoring.verdict import below_bar
 
     failed = False
     if below_bar(evaluation.score, evaluation.min_score):
@@ -277,4 +327,4 @@ def print_comparison(comparison: Any, stream: IO[str]) -> None:
     make_console(stream).print(table)
 
 
-__all__ = ["eval_command", "parse_weights", "regression_command"]
+__all__ = ["eval_command", "parse_metric_options", "parse_weights", "regression_command"]

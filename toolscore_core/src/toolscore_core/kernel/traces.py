@@ -3,10 +3,16 @@
 Adapters are plugins (``toolscore.adapters``). Without ``format``, each adapter scores how
 sure it is that the data is its format and the highest score wins; a tie at the top is an
 error naming both, and no match is an error naming every adapter that was tried.
+
+The adapters registry is collected once per plugin manager and reused until the plugins
+registered for adapters change: a harness that loads a thousand traces, or one file read
+first by its path and then by its parsed data, asks every adapter plugin to register once,
+not once per look.
 """
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +23,36 @@ from toolscore_core.kernel.registry import Registry, collect, instantiate
 
 HEAD_BYTES = 64 * 1024
 AUTO = "auto"
+KIND = "adapters"
+
+# manager -> (the adapter plugins it had when collected, the registry). Weak keys: a test's
+# throw-away manager is forgotten with it.
+_REGISTRIES: weakref.WeakKeyDictionary[PluginManager, tuple[tuple[Any, ...], Registry]] = (
+    weakref.WeakKeyDictionary())
 
 
 def adapter_registry(pm: PluginManager | None = None) -> Registry:
-    return collect(pm or get_plugin_manager(), "adapters")
+    """The adapters registry of ``pm`` (default: the process-wide manager).
+
+    Collected on first use and again only when a plugin was added to or removed from the
+    adapters kind since then, so a plugin registered mid-session is seen at once.
+    """
+    manager = pm or get_plugin_manager()
+    manager.ensure_group(KIND)
+    cached = _REGISTRIES.get(manager)
+    if cached is not None and cached[0] == _adapter_plugins(manager):
+        return cached[1]
+    registry = collect(manager, KIND)
+    # Taken after collecting: a plugin that failed to register was unregistered meanwhile.
+    _REGISTRIES[manager] = (_adapter_plugins(manager), registry)
+    return registry
 
 
-def _adapters(pm: PluginManager | None) -> list[Any]:
-    return adapter_registry(pm).instances()
+def _adapter_plugins(pm: PluginManager) -> tuple[Any, ...]:
+    """What the registry depends on: the adapter hook implementations (each registration
+    makes a new one, so identity tells a re-registered plugin apart) and the kind's members."""
+    impls = pm.hook.toolscore_register_adapters.get_hookimpls()
+    return (*impls, frozenset(pm.members[KIND]))
 
 
 def _safe_score(fn: Any, *args: Any) -> float:
@@ -54,7 +82,10 @@ def _pick(scores: list[tuple[float, Any]], what: str, tried: list[str], file: st
 
 def detect_adapter(data: Any, *, pm: PluginManager | None = None, file: str | None = None) -> Any:
     """The adapter that claims ``data`` most confidently (an InputError if none or a tie)."""
-    adapters = _adapters(pm)
+    return _detect(data, adapter_registry(pm).instances(), file)
+
+
+def _detect(data: Any, adapters: list[Any], file: str | None) -> Any:
     tried = sorted(a.name for a in adapters)
     chosen = _pick([(_safe_score(a.detect, data), a) for a in adapters], "the input", tried, file)
     if chosen is None:
@@ -133,7 +164,7 @@ def _read_trace_file(path: Path, *, format: str | None, pm: PluginManager | None
         if by_path is not None:
             return _mark(by_path.load_path(path), by_path.name)
         data = load_data_file(path, allow_json_lines=True)
-        adapter = detect_adapter(data, pm=pm, file=str(path))
+        adapter = _detect(data, adapters, str(path))
         return _mark(adapter.load(data), adapter.name)
     except InputError as exc:
         raise exc.with_file(path) from None

@@ -23,6 +23,9 @@ Its JSON Schema ships as ``toolscore_core/schemas/baseline.schema.json``.
 A regression is: the score falls by more than the tolerance, or a run has more policy
 violations or more credentials in tool arguments than the baseline had. Each metric's
 change is reported, but only the score decides (metrics trade off against each other).
+
+Plugins and scripts use :func:`save_baseline`, :func:`load_baseline` and
+:func:`compare_baseline` through ``toolscore_core``; the rest of this module serves the CLI.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ def counts(evaluation: Evaluation) -> dict[str, int]:
 
 def make_baseline(evaluation: Evaluation, *, gold_file: str | None = None,
                   trace_file: str | None = None) -> dict[str, Any]:
+    """The baseline record of ``evaluation`` (what :func:`save_baseline` writes)."""
     now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
     return {
         "toolscore_baseline": BASELINE_VERSION,
@@ -94,8 +98,14 @@ def make_baseline(evaluation: Evaluation, *, gold_file: str | None = None,
     }
 
 
-def save_baseline(evaluation: Evaluation, path: str | Path, **where: str | None) -> dict[str, Any]:
-    data = make_baseline(evaluation, **where)
+def save_baseline(evaluation: Evaluation, path: str | Path, *, gold_file: str | None = None,
+                  trace_file: str | None = None) -> dict[str, Any]:
+    """Write ``evaluation``'s baseline to ``path`` and return what was written.
+
+    ``gold_file`` and ``trace_file`` are recorded as given (for people reading the file
+    later); a file that cannot be written is an :class:`InputError`.
+    """
+    data = make_baseline(evaluation, gold_file=gold_file, trace_file=trace_file)
     target = Path(path)
     try:
         target.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -210,8 +220,12 @@ class Comparison:
         return out
 
 
-def compare(baseline: dict[str, Any], evaluation: Evaluation, tolerance: float = 0.0) -> Comparison:
-    """Compare ``evaluation`` with ``baseline`` (as read by :func:`load_baseline`)."""
+def compare_baseline(baseline: dict[str, Any], evaluation: Evaluation, tolerance: float = 0.0) -> Comparison:
+    """Compare ``evaluation`` with ``baseline`` (as read by :func:`load_baseline`).
+
+    ``tolerance`` is how far the score may fall (a fraction: 0.02 is two points) before
+    it counts as a regression; policy violations and credentials may never rise.
+    """
     base_score = float(baseline["score"])
     score = Change("score", base_score, evaluation.score,
                    evaluation.score < base_score - tolerance - EPSILON)
@@ -229,11 +243,17 @@ def compare(baseline: dict[str, Any], evaluation: Evaluation, tolerance: float =
     return Comparison(score, metrics, count_changes, tolerance)
 
 
+#: The name ``toolscore regression`` has always used; the public API says ``compare_baseline``
+#: because ``from toolscore_core import compare`` would not say what is compared.
+compare = compare_baseline
+
+
 __all__ = [
     "BASELINE_VERSION",
     "Change",
     "Comparison",
     "compare",
+    "compare_baseline",
     "counts",
     "load_baseline",
     "make_baseline",

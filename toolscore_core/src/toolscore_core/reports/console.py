@@ -12,11 +12,13 @@ from typing import IO, Any
 from toolscore_core.kernel.model import Evaluation
 from toolscore_core.reports.alignment import problem_rows
 from toolscore_core.reports.summary import (
+    METRICS_TITLE,
     ReportData,
     finding_text,
     required_line,
     severity_label,
     summarize,
+    weight_text,
 )
 from toolscore_core.reports.text import percent
 
@@ -131,6 +133,18 @@ def build_blocks(data: ReportData) -> list[Any]:
         blocks.append(findings)
         if data.findings_left_out:
             blocks.append(Text(f"  … and {data.findings_left_out} more (see the JSON report)", style="dim"))
+        blocks.append(Text())
+
+    if data.all_metrics:
+        blocks.append(Text(METRICS_TITLE, style="bold"))
+        every = Table.grid(padding=(0, 2))
+        every.add_column(no_wrap=True)
+        every.add_column(justify="right", no_wrap=True)
+        every.add_column(no_wrap=True)
+        for metric in data.all_metrics:
+            every.add_row(f"  {metric.label}", percent(metric.value), f"weight {weight_text(metric.weight)}",
+                          style=None if metric.scored else "dim")
+        blocks.append(every)
         blocks.append(Text())
     return blocks
 

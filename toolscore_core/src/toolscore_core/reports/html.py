@@ -13,7 +13,14 @@ from typing import IO
 
 from toolscore_core.kernel.model import Evaluation
 from toolscore_core.reports.alignment import problem_rows
-from toolscore_core.reports.summary import finding_text, required_line, severity_label, summarize
+from toolscore_core.reports.summary import (
+    METRICS_TITLE,
+    finding_text,
+    required_line,
+    severity_label,
+    summarize,
+    weight_text,
+)
 from toolscore_core.reports.text import percent
 
 MAX_ROWS = 100
@@ -87,6 +94,15 @@ def render_html(evaluation: Evaluation, stream: IO[str]) -> None:
         if data.findings_left_out:
             parts.append(f'<li class="muted">… and {data.findings_left_out} more (see the JSON report)</li>')
         parts.append("</ul>")
+    if data.all_metrics:
+        parts += [f"<h2>{e(METRICS_TITLE)}</h2>", '<table id="all-metrics"><thead><tr>',
+                  '<th>Metric</th><th>Value</th><th>Weight</th></tr></thead><tbody>']
+        for detail in data.all_metrics:
+            muted = "" if detail.scored else ' class="muted"'
+            parts.append(f'<tr{muted}><th scope="row">{e(detail.label)}</th>'
+                         f'<td class="num">{e(percent(detail.value))}</td>'
+                         f'<td class="num">{e(weight_text(detail.weight))}</td></tr>')
+        parts.append("</tbody></table>")
     parts.append(f'<p class="muted">{data.expected_count} expected call(s), {data.actual_count} actual '
                  f"call(s), order mode {e(data.mode)}.</p>")
     parts.append("</body></html>")

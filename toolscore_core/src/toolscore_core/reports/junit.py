@@ -3,7 +3,8 @@
 Each thing a reviewer wants to see pass or fail is its own test case: one per expected
 call (did the agent make it, with the right arguments), one per forbidden rule (was it
 broken), one per behaviour or safety finding of error severity, and the score against
-the required minimum. Warnings become passing cases with the message in ``system-out``,
+the required minimum, whose output lists every metric with its weight (also written as
+suite properties). Warnings become passing cases with the message in ``system-out``,
 so they are visible without failing the build.
 """
 
@@ -13,7 +14,13 @@ from typing import IO, Any
 from xml.etree import ElementTree as ET
 
 from toolscore_core.kernel.model import Evaluation
-from toolscore_core.reports.summary import finding_text, severity_label, summarize
+from toolscore_core.reports.summary import (
+    MetricDetail,
+    finding_text,
+    severity_label,
+    summarize,
+    weight_text,
+)
 from toolscore_core.reports.text import format_call, percent, safe_text
 
 SUITE = "toolscore.eval"
@@ -33,6 +40,24 @@ def _case(suite: ET.Element, classname: str, name: str, *, failure: str | None =
         element.text = _clean(detail or failure)
     if out:
         ET.SubElement(case, "system-out").text = _clean(out)
+
+
+def _metric_properties(suite: ET.Element, metrics: tuple[MetricDetail, ...]) -> None:
+    """Every metric's value and weight as suite properties, for tools that read them.
+
+    JUnit wants ``<properties>`` before the test cases. A metric whose value is unknown
+    gets no ``value`` property rather than a made-up one.
+    """
+    if not metrics:
+        return
+    properties = ET.Element("properties")
+    for m in metrics:
+        if m.value is not None:
+            ET.SubElement(properties, "property", name=f"toolscore.metric.{_clean(m.key)}.value", value=repr(m.value))
+        if m.weight is not None:
+            ET.SubElement(properties, "property", name=f"toolscore.metric.{_clean(m.key)}.weight",
+                          value=repr(m.weight))
+    suite.insert(0, properties)
 
 
 def render_junit(evaluation: Evaluation, stream: IO[str], **options: Any) -> None:
@@ -72,11 +97,15 @@ def render_junit(evaluation: Evaluation, stream: IO[str], **options: Any) -> Non
             _case(suite, f"{SUITE}.safety", name, out=f"{severity_label(finding)} {text}")
 
     score_name = f"score {percent(data.score)} (grade {data.grade}, {data.verdict})"
+    metrics_out = "\n".join(f"{m.label}: {percent(m.value)}, weight {weight_text(m.weight)}"
+                            for m in data.all_metrics) or None
     if data.min_score is not None and data.below_min_score:
         _case(suite, f"{SUITE}.score", score_name,
-              failure=f"score {percent(data.score)} is below the required {percent(data.min_score)}")
+              failure=f"score {percent(data.score)} is below the required {percent(data.min_score)}",
+              out=metrics_out)
     else:
-        _case(suite, f"{SUITE}.score", score_name)
+        _case(suite, f"{SUITE}.score", score_name, out=metrics_out)
+    _metric_properties(suite, data.all_metrics)
 
     cases = suite.findall("testcase")
     suite.set("tests", str(len(cases)))

@@ -10,7 +10,14 @@ from typing import IO
 
 from toolscore_core.kernel.model import Evaluation
 from toolscore_core.reports.alignment import problem_rows
-from toolscore_core.reports.summary import finding_text, required_line, severity_label, summarize
+from toolscore_core.reports.summary import (
+    METRICS_TITLE,
+    finding_text,
+    required_line,
+    severity_label,
+    summarize,
+    weight_text,
+)
 from toolscore_core.reports.text import percent
 
 MAX_ROWS = 50
@@ -67,6 +74,10 @@ def render_markdown(evaluation: Evaluation, stream: IO[str]) -> None:
             out.append(f"- **{severity_label(finding)}** {md_escape(finding_text(finding))}")
         if data.findings_left_out:
             out.append(f"- … and {data.findings_left_out} more (see the JSON report)")
+        out.append("")
+    if data.all_metrics:
+        out += [f"## {METRICS_TITLE}", "", "| Metric | Value | Weight |", "| --- | ---: | ---: |"]
+        out += [f"| {md_escape(m.label)} | {percent(m.value)} | {weight_text(m.weight)} |" for m in data.all_metrics]
         out.append("")
     stream.write("\n".join(out).rstrip("\n") + "\n")
 

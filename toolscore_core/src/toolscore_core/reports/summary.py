@@ -1,8 +1,8 @@
 """What every evaluation report says, independent of how it is drawn.
 
-Console, Markdown, HTML and JUnit all show the same facts: the metric table, the grade,
-how many required calls really succeeded, the top issues to fix, the behaviour and
-safety findings and the expected-vs-actual rows. Computing them here once keeps the four
+Console, Markdown, HTML and JUnit all show the same facts: the metric table, every
+computed metric with its weight, the grade, how many required calls really succeeded,
+the top issues to fix, the behaviour and safety findings and the expected-vs-actual rows. Computing them here once keeps the four
 renderers consistent (a figure cannot differ between the HTML and the console) and keeps
 each renderer about layout only.
 """
@@ -34,6 +34,7 @@ SCORING_CODES = frozenset({"missing-call", "wrong-tool", "argument-mismatch", "u
 # Told by the "Required calls completed" line and the top issues instead.
 REQUIRED_CODES = frozenset({"required-call-failed"})
 MAX_ISSUES = 5
+METRICS_TITLE = "Metrics and weights"
 MAX_FINDINGS = 50
 
 
@@ -42,6 +43,24 @@ class MetricRow:
     key: str
     label: str
     value: float | None
+
+
+@attrs.frozen
+class MetricDetail:
+    """One computed metric as every report lists it: its value and its share of the score.
+
+    ``weight`` 0 means computed and reported but not scored (an opt-in metric, or a
+    plugin's metric nobody weighted); ``None`` means the record does not say.
+    """
+
+    key: str
+    label: str
+    value: float | None
+    weight: float | None
+
+    @property
+    def scored(self) -> bool:
+        return bool(self.weight)
 
 
 @attrs.frozen
@@ -59,6 +78,7 @@ class ReportData:
     grade: str
     verdict: str
     metrics: tuple[MetricRow, ...]
+    all_metrics: tuple[MetricDetail, ...]
     required_done: int
     required_total: int
     required_weighted: bool
@@ -73,7 +93,7 @@ class ReportData:
 
     @property
     def below_min_score(self) -> bool:
-        from toolscore_core.scoring.assertions import below_bar
+        from toolscore_core.scoring.verdict import below_bar
 
         return below_bar(self.score, self.min_score)
 
@@ -102,6 +122,39 @@ def metric_rows(evaluation: Evaluation) -> tuple[MetricRow, ...]:
         if weight and name not in shown:
             rows.append(MetricRow(name, _label(name), metric_value(evaluation, name)))
     return tuple(rows)
+
+
+def metric_details(evaluation: Evaluation) -> tuple[MetricDetail, ...]:
+    """Every metric the evaluation computed (built-in or a plugin's, weighted or not).
+
+    Read from ``evaluation.metrics``, where each metric's entry carries ``value`` and
+    ``weight``; the behaviour figures stored beside them (efficiency, security, pairing)
+    are not metrics and are left out. Scored metrics come first, heaviest first, then the
+    unscored ones, each group by name, so the order never depends on plugin install order.
+    """
+    details: list[MetricDetail] = []
+    for name, entry in evaluation.metrics.items():
+        if not isinstance(entry, dict) or "value" not in entry:
+            continue
+        weight = _weight(entry.get("weight", evaluation.weights.get(name)))
+        details.append(MetricDetail(str(name), _label(str(name)), metric_value(evaluation, str(name)), weight))
+    details.sort(key=lambda d: (not d.scored, -(d.weight or 0.0), d.key))
+    return tuple(details)
+
+
+def _weight(raw: object) -> float | None:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        return None
+    return float(raw)
+
+
+def weight_text(weight: float | None) -> str:
+    """``0.4`` -> ``0.40``; ``0`` -> ``0 (not scored)``; unknown -> ``n/a``."""
+    if weight is None:
+        return "n/a"
+    if not weight:
+        return "0 (not scored)"
+    return f"{weight:.2f}"
 
 
 def required_counts(evaluation: Evaluation) -> tuple[int, int]:
@@ -152,6 +205,7 @@ def summarize(evaluation: Evaluation, *, call_limit: int = 60) -> ReportData:
         grade=evaluation.grade,
         verdict=evaluation.verdict,
         metrics=metric_rows(evaluation),
+        all_metrics=metric_details(evaluation),
         required_done=done,
         required_total=total,
         required_weighted=bool(evaluation.weights.get("required_call_recall")),
@@ -186,11 +240,14 @@ def severity_label(finding: Finding) -> str:
 
 
 __all__ = [
+    "METRICS_TITLE",
     "Issue",
+    "MetricDetail",
     "MetricRow",
     "ReportData",
     "behaviour_findings",
     "finding_text",
+    "metric_details",
     "metric_rows",
     "metric_value",
     "required_counts",
@@ -198,4 +255,5 @@ __all__ = [
     "severity_label",
     "summarize",
     "top_issues",
+    "weight_text",
 ]

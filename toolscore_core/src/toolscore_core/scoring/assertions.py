@@ -20,6 +20,10 @@ from typing import Any
 
 from toolscore_core.kernel.model import Evaluation
 
+# The pass-bar rule lives with grades and verdicts (reports use it too, and must not import
+# this module); it stays importable from here, where the test-suite API first exported it.
+from toolscore_core.scoring.verdict import below_bar
+
 DEFAULT_MIN_SCORE = 0.9
 MAX_ROWS = 30
 MESSAGE_WIDTH = 100
@@ -31,18 +35,6 @@ class ToolscoreAssertionError(AssertionError):
     def __init__(self, message: str, evaluation: Evaluation | None = None) -> None:
         super().__init__(message)
         self.evaluation = evaluation
-
-
-def _displayed(value: float) -> float:
-    # The bar is judged on the score as a person reads it (one decimal of a percent), the
-    # same rule as grades: 0.8999999 is shown as 90.0% and must pass a 0.9 bar.
-    from toolscore_core.scoring.verdict import displayed_percent
-
-    return displayed_percent(value)
-
-
-def below_bar(score: float, min_score: float | None) -> bool:
-    return min_score is not None and _displayed(score) < _displayed(min_score)
 
 
 def _pair(score: float, bar: float) -> tuple[str, str]:

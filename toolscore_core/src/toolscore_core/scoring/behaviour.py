@@ -13,44 +13,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+# MAX_ITEMS, MAX_STRING and bounded live in the kernel's JSON-safe conversion; they are
+# re-exported here because scoring code has always imported them from this module.
+from toolscore_core.kernel.jsonsafe import MAX_ITEMS, MAX_STRING, bounded
 from toolscore_core.kernel.model import Finding, ForbiddenRule, ToolCall
 from toolscore_core.scoring.matchers import Regex, canonical, matches
-from toolscore_core.scoring.secrets import find_secrets, redact, redact_head, redact_text
-
-MAX_STRING = 500  # characters of one string value kept in a record
-MAX_ITEMS = 50  # items of one list / keys of one dict kept in a record
-
-
-def bounded(value: Any, *, max_string: int = MAX_STRING, max_items: int = MAX_ITEMS, depth: int = 0) -> Any:
-    """A redacted, size-bounded, JSON-safe copy of ``value`` for records and reports.
-
-    Long strings keep their head and say how much was cut; long lists and dicts keep their
-    first items. Credentials are replaced by their previews before anything is cut, so a
-    cut can never leave half a key readable.
-    """
-    if depth > 20:
-        return "…"
-    if isinstance(value, str):
-        if len(value) <= max_string:
-            return redact_text(value)
-        return f"{redact_head(value, max_string)}… ({len(value)} characters)"
-    if isinstance(value, bool) or value is None or isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
-    if isinstance(value, dict):
-        items = list(value.items())
-        out = {str(redact(str(k))): bounded(v, max_string=max_string, max_items=max_items, depth=depth + 1)
-               for k, v in items[:max_items]}
-        if len(items) > max_items:
-            out["…"] = f"{len(items) - max_items} more key(s)"
-        return out
-    if isinstance(value, (list, tuple)):
-        out_list = [bounded(v, max_string=max_string, max_items=max_items, depth=depth + 1) for v in value[:max_items]]
-        if len(value) > max_items:
-            out_list.append(f"… {len(value) - max_items} more item(s)")
-        return out_list
-    return bounded(repr(value), max_string=max_string, max_items=max_items, depth=depth + 1)
+from toolscore_core.scoring.secrets import find_secrets
 
 
 def _tool_counts(calls: Sequence[ToolCall], indexes: Sequence[int]) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolscore_core.kernel.jsonsafe import MAX_ITEMS, MAX_STRING, bounded
 from toolscore_core.kernel.model import CallPair, Evaluation, ExpectedCall, Finding, ToolCall, Trace
-from toolscore_core.scoring.behaviour import MAX_ITEMS, MAX_STRING, bounded
 from toolscore_core.scoring.matchers import parse_matchers, to_json_form
 from toolscore_core.scoring.secrets import redact
 
@@ -53,7 +53,7 @@ def _pair(p: CallPair) -> dict[str, Any]:
 def evaluation_to_dict(evaluation: Evaluation, *, max_string: int = MAX_STRING, max_items: int = MAX_ITEMS) -> dict[str, Any]:
     """The versioned, JSON-safe, redacted, bounded record of ``evaluation``."""
     from toolscore_core import __version__
-    from toolscore_core.scoring.verdict import displayed_percent, top_issues
+    from toolscore_core.scoring.verdict import below_bar, displayed_percent, top_issues
 
     limits = {"max_string": max_string, "max_items": max_items}
     exp_to_act: dict[int, int] = {}
@@ -75,7 +75,7 @@ def evaluation_to_dict(evaluation: Evaluation, *, max_string: int = MAX_STRING, 
         for i, c in enumerate(evaluation.actual.calls)
     ]
     required = evaluation.metrics.get("required_call_recall", {}).get("details", {})
-    passed = None if evaluation.min_score is None else displayed_percent(evaluation.score) >= displayed_percent(evaluation.min_score)
+    passed = None if evaluation.min_score is None else not below_bar(evaluation.score, evaluation.min_score)
     return {
         "schema_version": EVALUATION_SCHEMA_VERSION,
         "kind": KIND,

@@ -1,4 +1,4 @@
-"""Grades, verdicts and the ranked "Top issues to fix".
+"""Grades, verdicts, the pass bar and the ranked "Top issues to fix".
 
 Why the displayed score decides: people read "90.0%" and expect an A and a PASS. A raw
 0.8999999999999999 (from summing weighted floats) must not become a B. So the score is
@@ -29,6 +29,17 @@ def displayed_percent(score: float) -> float:
 def format_percent(score: float) -> str:
     """``0.9`` -> ``'90.0%'`` (the same rounding the grade uses)."""
     return f"{displayed_percent(score):.1f}%"
+
+
+def below_bar(score: float, min_score: float | None) -> bool:
+    """True when ``score`` misses the bar ``min_score`` (no bar: never).
+
+    The pass-bar rule of every command, assertion and report: the bar is judged on the
+    score as a person reads it (one decimal of a percent), the same rule as grades, so a
+    0.8999999 shown as 90.0% passes a 0.9 bar and a report never says "90.0% is below the
+    required 90.0%".
+    """
+    return min_score is not None and displayed_percent(score) < displayed_percent(min_score)
 
 
 def grade_for(score: float) -> str:
@@ -84,5 +95,5 @@ def top_issues(
     return issues if limit is None else issues[:limit]
 
 
-__all__ = ["GRADE_BOUNDS", "PASS_AT", "WARN_AT", "displayed_percent", "format_percent", "grade_for", "top_issues",
+__all__ = ["GRADE_BOUNDS", "PASS_AT", "WARN_AT", "below_bar", "displayed_percent", "format_percent", "grade_for", "top_issues",
            "verdict_for"]
