@@ -204,7 +204,7 @@ def run_cli(installed_plugin_manager, tmp_path: Path, monkeypatch: pytest.Monkey
     (["--from-json", "missing.json"], "missing.json: file not found"),
     (["--from-json", "tools.json", "--severity", "reference-unknown-tool"], "is not RULE=LEVEL"),
     (["--from-json", "tools.json", "--disable", "reference-unknwn-tool"], "did you mean 'reference-unknown-tool'"),
-    (["--from-json", "tools.json", "--report", "pdf"], "unknown report format 'pdf'"),
+    (["--from-json", "tools.json", "--report", "pdf"], "--report 'pdf' is not an installed lint report format"),
     (["--from-json", "tools.json", "--update-baseline"], "--update-baseline needs --baseline FILE"),
     (["--from-json", "tools.json", "--baseline", "nope.json"], "baseline file not found"),
     (["--from-json", "tools.json", "python x.py"], "either --from-json FILE or a server"),

@@ -172,7 +172,7 @@ def test_poisoned_server_is_never_an_a(tmp_path: Path) -> None:
         ([SAMPLE, "--fail-under", "E"], "--fail-under 'E' is not a grade"),
         ([SAMPLE, "--scenarios", "1"], "--scenarios 1 is too small"),
         ([SAMPLE, "--scenarios", "lots"], "is not a number"),
-        ([SAMPLE, "--report", "pdf"], "unknown report format 'pdf'"),
+        ([SAMPLE, "--report", "pdf"], "--report 'pdf' is not an installed scorecard report format"),
         ([SAMPLE, "-o", "report.docx"], "cannot tell the report format"),
         ([], "no server given"),
         (["--server", "x"], "--server needs --config FILE"),

@@ -16,6 +16,7 @@ from toolscore_core import (
     InputError,
     LintRule,
     ServerDefinition,
+    Severity,
     ToolCall,
     Trace,
     TraceAdapter,
@@ -69,7 +70,7 @@ class SnakeCaseToolNames(LintRule):
 
     name: ClassVar[str] = "example-snake-case-names"
     description: ClassVar[str] = "tool names should be snake_case"
-    severity: ClassVar[str] = "info"
+    severity: ClassVar[Severity] = "info"
 
     def check(self, server: ServerDefinition) -> Iterable[Finding]:
         return list(self._findings(server))
@@ -77,12 +78,14 @@ class SnakeCaseToolNames(LintRule):
     def _findings(self, server: ServerDefinition) -> Iterator[Finding]:
         for tool in server.tools:
             if not _SNAKE.match(tool.name):
-                yield Finding(
-                    severity="info",
-                    code=self.name,
+                # finding() sets the code (the rule's name) and the rule's severity, which
+                # users may change with `toolscore mcp lint --severity`.
+                yield self.finding(
+                    f"tool name {tool.name!r} is not snake_case",
                     tool=tool.name,
-                    message=f"tool name {tool.name!r} is not snake_case",
+                    evidence=tool.name,
                     fix="Rename the tool in snake_case, e.g. " + _to_snake(tool.name),
+                    key="name",
                 )
 
 

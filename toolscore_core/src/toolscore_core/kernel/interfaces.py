@@ -29,11 +29,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
+# Executor (where work runs) has a contract long enough for its own module; it is
+# re-exported here so every kind's base class can be found in one place.
+from toolscore_core.kernel.executors import Executor
 from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, ToolCall, Trace
+
+if TYPE_CHECKING:  # for readers and mypy only: importing scoring here would slow every plugin import
+    from collections.abc import Sequence
+
+    from toolscore_core.scoring.evaluation import EvaluationContext
+    from toolscore_core.scoring.judging import JudgeAnswer, JudgeQuestion
 
 
 class TraceAdapter:
@@ -88,15 +97,23 @@ class Metric:
 
     ``default_weight`` is its share of the composite score before renormalisation; 0 makes
     it opt-in (computed and reported, counted only when the user weights it).
-    ``compute`` receives the evaluation context (expected calls, actual trace, the pairing
-    of expected to actual calls, forbidden rules, options) built once per evaluation.
+    ``compute`` receives the :class:`toolscore_core.EvaluationContext` built once per
+    evaluation (expected calls, the trace as scored, the pairing, forbidden rules, mode,
+    argument keys, resolved weights, options) and must not pair calls again: every metric
+    reads the same pairing, so they cannot disagree about which call answered which.
+
+    Options: a metric that takes settings declares them as a class attribute
+    ``options: ClassVar[dict[str, type | tuple[type, ...]]]`` (``{"max_calls": int}``) and
+    reads the values given with ``context.options_for(self.name)``. Users pass them as
+    ``evaluate(..., metric_options={"my_metric": {"max_calls": 3}})``; an undeclared key, a
+    wrong type or options for a metric that declares none are input errors.
     """
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
     default_weight: ClassVar[float] = 0.0
 
-    def compute(self, context: Any) -> MetricResult:
+    def compute(self, context: EvaluationContext) -> MetricResult:
         raise NotImplementedError
 
 
@@ -104,15 +121,44 @@ class LintRule:
     """One check of an MCP server's definitions.
 
     ``name`` is the rule's stable id (``schema-missing-type``); ``severity`` its default,
-    which users may change. ``check`` yields findings whose ``code`` is the rule id.
+    which users may change. ``check`` yields findings whose ``code`` is the rule id;
+    :meth:`finding` builds them so a rule cannot get the code, the severity or the
+    redaction of evidence wrong.
     """
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
     severity: ClassVar[Severity] = "warning"
 
+    #: Characters of evidence a finding keeps: enough to recognise the text, small enough
+    #: that a 1 MB tool description does not end up in every report.
+    evidence_limit: ClassVar[int] = 500
+
     def check(self, server: ServerDefinition) -> Iterable[Finding]:
         raise NotImplementedError
+
+    def finding(self, message: str, *, tool: str | None = None, severity: Severity | None = None,
+                evidence: str | None = None, fix: str | None = None, **details: Any) -> Finding:
+        """A finding of this rule: ``code`` is the rule's name and ``severity`` the rule's
+        current one (an instance may carry a user-changed level) unless given.
+
+        ``evidence`` comes from the server, which may be hostile or careless: credentials in
+        it are replaced by their previews and it is cut to ``evidence_limit`` characters.
+        Extra keywords go to ``details`` (built-in rules put a stable ``key`` there, which
+        lint baselines use to recognise a finding after its message is reworded).
+        """
+        from toolscore_core.kernel.model import SEVERITIES
+        from toolscore_core.scoring.secrets import redact_head, redact_text
+
+        level = self.severity if severity is None else severity
+        if level not in SEVERITIES:
+            raise ValueError(f"lint rule {self.name!r}: severity {level!r} is not one of {', '.join(SEVERITIES)}")
+        if evidence is not None:
+            limit = self.evidence_limit
+            evidence = (redact_text(evidence) if len(evidence) <= limit
+                        else f"{redact_head(evidence, limit)}… ({len(evidence)} characters)")
+        return Finding(severity=level, code=self.name, message=message, tool=tool, evidence=evidence,
+                       fix=fix, details=details)
 
 
 @attrs.frozen
@@ -165,18 +211,26 @@ class Exporter:
         raise NotImplementedError
 
 
-class Executor:
-    """Where work runs. CONTRACT TO BE WRITTEN (executors package): see kernel/executors.py."""
-
-    name: ClassVar[str]
-    description: ClassVar[str] = ""
-
-
 class Judge:
-    """Decides what deterministic matching left open. CONTRACT TO BE WRITTEN (judge package)."""
+    """Decides what deterministic matching left open: is ``search_web`` the expected
+    ``web_search``, is ``"NYC"`` the expected ``"New York"``?
+
+    ``decide`` is called once per evaluation with every open question (a batch, so an LLM
+    judge can answer them in one request) and returns one
+    :class:`toolscore_core.JudgeAnswer` per :class:`toolscore_core.JudgeQuestion`, in the
+    same order. It is never asked about an exact match and only for plausible pairs (the
+    rules are in :mod:`toolscore_core.scoring.judging`); a yes only ever adds a match. An
+    exception, or a wrong number of answers, is a PluginError naming the judge: the
+    evaluation never falls back silently to a deterministic score. Users select a judge
+    with ``evaluate(..., judge="name")`` (made from the ``judges`` registry) or pass an
+    instance.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+
+    def decide(self, questions: Sequence[JudgeQuestion]) -> Sequence[JudgeAnswer]:
+        raise NotImplementedError
 
 
 def exporter_name(subject: str, fmt: str) -> str:

@@ -14,7 +14,7 @@ import click
 
 from toolscore_core.cli import App, run_command
 from toolscore_core.kernel.errors import InputError
-from toolscore_core.kernel.interfaces import exporter_name
+from toolscore_core.kernel.exporters import find_exporter
 from toolscore_core.kernel.model import ServerDefinition
 from toolscore_mcp.commands._target import server_target_options
 
@@ -98,14 +98,7 @@ def lint_command(ctx: click.Context, target: tuple[str, ...], config_file: str |
 
 
 def _exporter(app: App, report: str) -> Any:
-    fmt = report.strip().lower()
-    registry = app.registry("exporters")
-    name = exporter_name("lint", fmt)
-    if name not in registry:
-        formats = sorted(n.split("-", 1)[1] for n in registry.names() if n.startswith("lint-"))
-        raise InputError(f"unknown report format {report!r}", expected="one of " + ", ".join(formats))
-    item = registry.get(name)
-    return item() if isinstance(item, type) else item
+    return find_exporter("lint", report, registry=app.registry("exporters"))
 
 
 def _write_report(exporter: Any, result: Any, output: str | None, *, artifact: str | None) -> None:

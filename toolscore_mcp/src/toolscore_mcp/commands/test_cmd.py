@@ -16,7 +16,7 @@ import click
 
 from toolscore_core.cli import App, run_command
 from toolscore_core.kernel.errors import InputError
-from toolscore_core.kernel.interfaces import exporter_name
+from toolscore_core.kernel.exporters import find_exporter
 from toolscore_mcp.commands._target import target_words
 
 REPORT_FORMATS = ("console", "md", "html", "json")
@@ -59,13 +59,7 @@ def report_format(report: str | None, output: str | None) -> str:
 
 
 def exporter_for(app: App, fmt: str) -> Any:
-    registry = app.registry("exporters")
-    name = exporter_name("scorecard", fmt)
-    if name not in registry:
-        formats = sorted(n.split("-", 1)[1] for n in registry.names() if n.startswith("scorecard-"))
-        raise InputError(f"unknown report format {fmt!r}", expected="one of " + ", ".join(formats))
-    item = registry.get(name)
-    return item() if isinstance(item, type) else item
+    return find_exporter("scorecard", fmt, registry=app.registry("exporters"))
 
 
 def write_report(exporter: Any, card: Any, output: str | None) -> None:

@@ -12,13 +12,13 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import attrs
 
 from toolscore_core.kernel.interfaces import LintRule
-from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, ToolDefinition
+from toolscore_core.kernel.model import ServerDefinition, Severity, ToolDefinition
 
 #: Keywords whose presence gives a property a shape even without ``type``.
 SHAPE_KEYWORDS = ("type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not")
@@ -46,31 +46,13 @@ class TextSite:
 
 
 class BaseRule(LintRule):
-    """A built-in rule: ``finding`` fills in the code, default severity and baseline key."""
+    """A built-in rule. Its findings come from the kernel's :meth:`LintRule.finding` (code,
+    severity, redacted and bounded evidence), and every built-in rule passes ``key=``: the
+    subject the lint baseline recognises a finding by."""
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
     severity: ClassVar[Severity] = "warning"
-
-    def finding(
-        self,
-        message: str,
-        *,
-        tool: str | None,
-        key: str,
-        fix: str | None = None,
-        evidence: str | None = None,
-        **details: Any,
-    ) -> Finding:
-        return Finding(
-            severity=self.severity,
-            code=self.name,
-            message=message,
-            tool=tool,
-            fix=fix,
-            evidence=evidence,
-            details={"key": key, **details},
-        )
 
 
 def iter_props(schema: Any, prefix: str = "") -> Iterator[Prop]:
@@ -199,8 +181,12 @@ def excerpt(text: str, start: int, end: int, margin: int = 40) -> str:
     return ("…" if left else "") + core + ("…" if right < len(text) else "")
 
 
-def schema_types(schema: dict[str, Any]) -> list[str]:
-    """The ``type`` keyword as a list (``"string"`` -> ``["string"]``; absent -> ``[]``)."""
+def schema_types(schema: Mapping[str, Any]) -> list[str]:
+    """The ``type`` keyword as a list (``"string"`` -> ``["string"]``; absent -> ``[]``).
+
+    JSON Schema lets ``type`` be one name or a list of names; lint rules and the scorecard's
+    scenario generator both read it through here, so a list and a name mean the same to both.
+    """
     value = schema.get("type")
     if isinstance(value, str):
         return [value]
