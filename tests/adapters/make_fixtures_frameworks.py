@@ -4,7 +4,7 @@ Run from the repo root:  .venv/bin/python tests/adapters/make_fixtures_framework
 The pydantic-ai 1.x file needs a venv with ``pip install 'pydantic-ai-slim<2'``:
     /tmp/pai1/bin/python tests/adapters/make_fixtures_frameworks.py --pydantic-ai-v1
 
-Every framework runs the same refund session (see /work/shared/reference/frameworks.md):
+Every framework runs the same refund session (the spec's frameworks reference):
 lookup_customer -> list_orders -> refund_order (fails: "Refund window has closed") -> notify
 -> a final text. The tools are real Python functions run by each framework; only the model is
 scripted, so no network and no API key are needed. The JSON written here is committed under
@@ -14,8 +14,9 @@ The test modules import the ``run_*`` functions to get the same live objects a u
 pass to ``evaluate(actual=...)``.
 
 CrewAI is not installed here (1 GB, pins that clash with openai-agents): its files are built
-from the schema documented in frameworks.md by :func:`write_crewai_schema_fixtures`, and
-are named ``crewai_*`` like the others. They are the only fixtures not made by the package.
+from the schema the spec's frameworks reference documents, by
+:func:`write_crewai_schema_fixtures`, and are named ``crewai_*`` like the others. They are
+the only fixtures not made by the package.
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ def claude_model_frames() -> list[dict[str, Any]]:
     """What the scripted model side of the CLI emits as ``--output-format stream-json``: the
     ``system/init`` frame, one assistant turn per tool call, the final text and the ``result``
     frame. The tool results are not here: :func:`run_claude_agent_sdk` gets them from the
-    SDK's MCP server. Shapes follow the real CLI (frameworks.md): tools are named
+    SDK's MCP server. Shapes follow the real CLI (the spec's frameworks reference): tools are named
     ``mcp__shop__<tool>`` and ``tool_use_meta`` carries the bare name.
     """
     session = "5b0d6c1e-2f4a-4c53-9d0e-7a1b2c3d4e5f"
@@ -376,7 +377,7 @@ def write_claude_agent_sdk() -> None:
 
 
 def write_crewai_schema_fixtures() -> None:
-    """CrewAI is not installed here: build its files from the schema in frameworks.md.
+    """CrewAI is not installed here: build its files from the documented schema.
 
     ``crewai_crew_output.json``: CrewOutput.model_dump(mode="json") of the native-tool-calling
     path (task messages in OpenAI chat format, tool failures joined by tool name and args);

@@ -5,7 +5,7 @@ JSON typed by hand. This script speaks JSON-RPC to
 ``.cache/mcp-servers/node_modules/@modelcontextprotocol/server-memory`` line by line, and writes
 what went over the pipe in the shapes the adapters read:
 
-* ``memory_session.jsonl``: the ``toolscore mcp record`` format (/work/briefs/record_format.md):
+* ``memory_session.jsonl``: the ``toolscore mcp record`` format (``toolscore_mcp.recorder``):
   header, every message as a ``{"t", "dir", "msg"}`` line, and a ``"call"`` line per answered
   ``tools/call``;
 * ``memory_session_msgs_only.jsonl``: the same session without the ``call`` lines, cut off

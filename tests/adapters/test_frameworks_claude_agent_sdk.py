@@ -5,42 +5,27 @@ saved (tests/adapters/make_fixtures_frameworks.py)."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_adapters.frameworks.claude_agent_sdk import ClaudeAgentSDKAdapter
 from toolscore_core import InputError
 from toolscore_core.kernel.traces import load_trace
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
-REFUND_ERROR = "Refund window has closed"
-FINAL = "I could not refund order A-17 because the refund window has closed; I have notified you."
-REFUND_SESSION = [
-    ("lookup_customer", {"email": "ada@example.com"}, "toolu_01", False, None),
-    ("list_orders", {"customer_id": "C-1"}, "toolu_02", False, None),
-    ("refund_order", {"order_id": "A-17", "amount": 42.5}, "toolu_03", True, REFUND_ERROR),
-    ("notify", {"customer_id": "C-1", "message": "Your refund for A-17 could not be processed."}, "toolu_04",
-     False, None),
-]
+FIXTURES = S.FRAMEWORK_FIXTURES
+REFUND_ERROR = S.REFUND_ERROR
+FINAL = S.FRAMEWORK_FINAL
+REFUND_SESSION = S.refund_session(["toolu_01", "toolu_02", "toolu_03", "toolu_04"])
 
 
 @pytest.fixture(scope="module")
 def builders() -> Any:
     pytest.importorskip("claude_agent_sdk")
-    path = Path(__file__).parent / "make_fixtures_frameworks.py"
-    spec = importlib.util.spec_from_file_location("make_fixtures_frameworks", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _summary(trace: Any) -> list[tuple[Any, ...]]:
-    return [(c.tool, c.args, c.id, c.is_error, c.error) for c in trace.calls]
+    return S.framework_builders()
 
 
 def test_live_message_list_reads_the_refund_session(builders: Any) -> None:
@@ -49,7 +34,7 @@ def test_live_message_list_reads_the_refund_session(builders: Any) -> None:
     adapter = ClaudeAgentSDKAdapter()
     assert adapter.detect(messages) == 1.0
     trace = adapter.load(messages)
-    assert _summary(trace) == REFUND_SESSION
+    assert S.call_outcomes(trace) == REFUND_SESSION
     assert trace.final_answer == FINAL
     assert trace.calls[2].metadata == {"qualified_name": "mcp__shop__refund_order", "mcp_server": "shop"}
     assert trace.calls[0].result == json.dumps({"customer_id": "C-1", "name": "Ada Lovelace"})
@@ -70,7 +55,7 @@ def test_full_mcp_names_can_be_kept(builders: Any) -> None:
 def test_saved_files_are_detected_and_read(name: str) -> None:
     trace = load_trace(FIXTURES / name)
     assert trace.source_format == "claude-agent-sdk"
-    assert _summary(trace) == REFUND_SESSION
+    assert S.call_outcomes(trace) == REFUND_SESSION
     assert trace.final_answer == FINAL
 
 
@@ -78,13 +63,13 @@ def test_asdict_without_class_names_reads_by_keys() -> None:
     data = json.loads((FIXTURES / "claude_agent_sdk_messages.json").read_text(encoding="utf-8"))
     untyped = [{k: v for k, v in m.items() if k != "_type"} for m in data]
     assert ClaudeAgentSDKAdapter().detect(untyped) >= 0.8
-    assert _summary(ClaudeAgentSDKAdapter().load(untyped)) == REFUND_SESSION
+    assert S.call_outcomes(ClaudeAgentSDKAdapter().load(untyped)) == REFUND_SESSION
 
 
 def test_stream_json_text_reads_directly() -> None:
     text = (FIXTURES / "claude_agent_sdk_stream.jsonl").read_text(encoding="utf-8")
     assert ClaudeAgentSDKAdapter().detect(text) >= 0.9
-    assert _summary(ClaudeAgentSDKAdapter().load(text)) == REFUND_SESSION
+    assert S.call_outcomes(ClaudeAgentSDKAdapter().load(text)) == REFUND_SESSION
 
 
 def test_session_messages_with_timestamps_give_durations() -> None:
@@ -101,7 +86,7 @@ def test_session_messages_with_timestamps_give_durations() -> None:
          "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a"}]}},
     ]
     trace = ClaudeAgentSDKAdapter().load(entries)
-    assert _summary(trace) == [("Bash", {"command": "ls"}, "t1", False, None)]
+    assert S.call_outcomes(trace) == [("Bash", {"command": "ls"}, "t1", False, None)]
     assert trace.calls[0].duration == 2.5
     transcript_text = "".join(json.dumps(e) + "\n" for e in entries)
     assert ClaudeAgentSDKAdapter().detect(transcript_text) == 0.9
@@ -109,7 +94,7 @@ def test_session_messages_with_timestamps_give_durations() -> None:
     live = [sdk.SessionMessage(type=e["type"], uuid=e["uuid"], session_id="s", message=e["message"],
                                parent_tool_use_id=None) for e in entries[1:]]
     assert ClaudeAgentSDKAdapter().detect(live) == 1.0
-    assert _summary(ClaudeAgentSDKAdapter().load(live)) == [("Bash", {"command": "ls"}, "t1", False, None)]
+    assert S.call_outcomes(ClaudeAgentSDKAdapter().load(live)) == [("Bash", {"command": "ls"}, "t1", False, None)]
 
 
 def test_unanswered_tool_use_is_unknown(builders: Any) -> None:
@@ -145,7 +130,7 @@ def test_dataclass_blocks_built_by_hand_are_read(builders: Any) -> None:
                       session_id="s", result="It is sunny."),
     ]
     trace = ClaudeAgentSDKAdapter().load(messages)
-    assert _summary(trace) == [("get_weather", {"city": "Zürich"}, "u1", False, None)]
+    assert S.call_outcomes(trace) == [("get_weather", {"city": "Zürich"}, "u1", False, None)]
     assert trace.calls[0].result == "sunny" and trace.final_answer == "It is sunny."
     assert dataclasses.is_dataclass(messages[0])
 

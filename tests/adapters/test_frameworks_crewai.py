@@ -6,24 +6,19 @@ crewai imports."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_adapters.frameworks.crewai import CrewAIAdapter
 from toolscore_core import InputError
 from toolscore_core.kernel.traces import load_trace
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
-REFUND_ERROR = "Refund window has closed"
-FINAL = "I could not refund order A-17 because the refund window has closed; I have notified you."
-CALLS = [
-    ("lookup_customer", {"email": "ada@example.com"}, False, None),
-    ("list_orders", {"customer_id": "C-1"}, False, None),
-    ("refund_order", {"order_id": "A-17", "amount": 42.5}, True, REFUND_ERROR),
-    ("notify", {"customer_id": "C-1", "message": "Your refund for A-17 could not be processed."}, False, None),
-]
+FIXTURES = S.FRAMEWORK_FIXTURES
+REFUND_ERROR = S.REFUND_ERROR
+FINAL = S.FRAMEWORK_FINAL
+CALLS = S.refund_outcomes()  # CrewAI keeps no call ids
 
 
 def _summary(trace: Any) -> list[tuple[Any, ...]]:

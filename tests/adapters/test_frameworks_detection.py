@@ -5,11 +5,11 @@ to the adapters made for them. Also the bad-input paths through the CLI."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_core.kernel.files import load_data_file
 from toolscore_core.kernel.registry import collect
@@ -50,15 +50,6 @@ def _ranking(adapters: list[Any], data: Any) -> list[tuple[float, str]]:
     return sorted(scores, reverse=True)
 
 
-def _builders() -> Any:
-    path = Path(__file__).parent / "make_fixtures_frameworks.py"
-    spec = importlib.util.spec_from_file_location("make_fixtures_frameworks", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_every_framework_file_is_listed() -> None:
     assert {p.name for p in (FIXTURES / "frameworks").iterdir()} == set(OWN_FILES) | {"openai_agents_input_list.json"}
 
@@ -96,7 +87,7 @@ def test_live_objects_are_claimed_by_their_adapter_only(adapters: list[Any]) -> 
     pytest.importorskip("pydantic_ai")
     pytest.importorskip("agents")
     pytest.importorskip("claude_agent_sdk")
-    builders = _builders()
+    builders = S.framework_builders()
     pyd = builders.run_pydantic_ai()
     agents_result = builders.run_openai_agents()
     live = {

@@ -3,28 +3,18 @@ runs and saved files, with the seed's dict-style access to the calls."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
+FIXTURES = S.FRAMEWORK_FIXTURES
 EXPECTED = [
     ("lookup_customer", False),
     ("list_orders", False),
     ("refund_order", True),
     ("notify", False),
 ]
-
-
-def _builders() -> Any:
-    path = Path(__file__).parent / "make_fixtures_frameworks.py"
-    spec = importlib.util.spec_from_file_location("make_fixtures_frameworks", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _outline(calls: list[Any]) -> list[tuple[str, Any]]:
@@ -35,7 +25,7 @@ def test_from_pydantic_ai_on_a_live_run_and_a_file() -> None:
     pytest.importorskip("pydantic_ai")
     from toolscore import from_pydantic_ai
 
-    assert _outline(from_pydantic_ai(_builders().run_pydantic_ai())) == EXPECTED
+    assert _outline(from_pydantic_ai(S.framework_builders().run_pydantic_ai())) == EXPECTED
     calls = from_pydantic_ai(FIXTURES / "pydantic_ai_v1_retry_messages.json")
     assert _outline(calls) == EXPECTED and calls[2]["error"] == "Refund window has closed"
 
@@ -52,7 +42,7 @@ def test_from_claude_agent_sdk_on_live_messages_and_stream_lines() -> None:
     pytest.importorskip("claude_agent_sdk")
     from toolscore import from_claude_agent_sdk
 
-    assert _outline(from_claude_agent_sdk(_builders().run_claude_agent_sdk())) == EXPECTED
+    assert _outline(from_claude_agent_sdk(S.framework_builders().run_claude_agent_sdk())) == EXPECTED
     assert _outline(from_claude_agent_sdk(str(FIXTURES / "claude_agent_sdk_stream.jsonl"))) == EXPECTED
 
 

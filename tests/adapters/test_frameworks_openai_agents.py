@@ -3,27 +3,20 @@ subclass) and on the files that run saved (tests/adapters/make_fixtures_framewor
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_adapters.frameworks.openai_agents import OpenAIAgentsAdapter, failure_text
 from toolscore_core import InputError
 from toolscore_core.kernel.traces import load_trace
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
-REFUND_ERROR = "Refund window has closed"
-FINAL = "I could not refund order A-17 because the refund window has closed; I have notified you."
-REFUND_SESSION = [
-    ("lookup_customer", {"email": "ada@example.com"}, "call_1", False, None),
-    ("list_orders", {"customer_id": "C-1"}, "call_2", False, None),
-    ("refund_order", {"order_id": "A-17", "amount": 42.5}, "call_3", True, REFUND_ERROR),
-    ("notify", {"customer_id": "C-1", "message": "Your refund for A-17 could not be processed."}, "call_4",
-     False, None),
-]
+FIXTURES = S.FRAMEWORK_FIXTURES
+REFUND_ERROR = S.REFUND_ERROR
+FINAL = S.FRAMEWORK_FINAL
+REFUND_SESSION = S.refund_session(["call_1", "call_2", "call_3", "call_4"])
 DEFAULT_TEXT_0_24 = "An error occurred while running the tool. Please try again."
 DEFAULT_TEXT_0_20 = f"An error occurred while running the tool. Please try again. Error: {REFUND_ERROR}"
 
@@ -31,12 +24,7 @@ DEFAULT_TEXT_0_20 = f"An error occurred while running the tool. Please try again
 @pytest.fixture(scope="module")
 def builders() -> Any:
     pytest.importorskip("agents")
-    path = Path(__file__).parent / "make_fixtures_frameworks.py"
-    spec = importlib.util.spec_from_file_location("make_fixtures_frameworks", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return S.framework_builders()
 
 
 @pytest.fixture(scope="module")
@@ -44,15 +32,11 @@ def run_result(builders: Any) -> Any:
     return builders.run_openai_agents()
 
 
-def _summary(trace: Any) -> list[tuple[Any, ...]]:
-    return [(c.tool, c.args, c.id, c.is_error, c.error) for c in trace.calls]
-
-
 def test_live_run_result_reads_the_refund_session(run_result: Any) -> None:
     adapter = OpenAIAgentsAdapter()
     assert adapter.detect(run_result) == 1.0
     trace = adapter.load(run_result)
-    assert _summary(trace) == REFUND_SESSION
+    assert S.call_outcomes(trace) == REFUND_SESSION
     assert trace.final_answer == FINAL
     assert trace.calls[0].structured_result == {"customer_id": "C-1", "name": "Ada Lovelace"}
     assert trace.calls[2].result == f"Error: {REFUND_ERROR}"
@@ -62,11 +46,11 @@ def test_live_run_result_reads_the_refund_session(run_result: Any) -> None:
 def test_live_new_items_and_input_list(run_result: Any) -> None:
     adapter = OpenAIAgentsAdapter()
     assert adapter.detect(run_result.new_items) == 1.0
-    assert _summary(adapter.load(run_result.new_items)) == REFUND_SESSION
+    assert S.call_outcomes(adapter.load(run_result.new_items)) == REFUND_SESSION
     input_list = run_result.to_input_list()
     assert 0 < adapter.detect(input_list) < 0.5  # a plain Responses list: left to openai-responses
     trace = adapter.load(input_list)
-    assert _summary(trace) == REFUND_SESSION and trace.final_answer == FINAL
+    assert S.call_outcomes(trace) == REFUND_SESSION and trace.final_answer == FINAL
 
 
 def test_evaluate_accepts_the_live_run(run_result: Any, installed_plugin_manager: Any) -> None:
@@ -87,7 +71,7 @@ def test_evaluate_accepts_the_live_run(run_result: Any, installed_plugin_manager
 def test_saved_items_and_run_state_are_detected_and_read(name: str) -> None:
     trace = load_trace(FIXTURES / name)
     assert trace.source_format == "openai-agents"
-    assert _summary(trace) == REFUND_SESSION
+    assert S.call_outcomes(trace) == REFUND_SESSION
     assert trace.final_answer == FINAL
 
 
@@ -99,7 +83,7 @@ def test_run_state_reads_generated_items_only_once() -> None:
 
 def test_saved_input_list_reads_with_the_format_named() -> None:
     trace = load_trace(FIXTURES / "openai_agents_input_list.json", format="openai-agents")
-    assert _summary(trace) == REFUND_SESSION
+    assert S.call_outcomes(trace) == REFUND_SESSION
     assert trace.final_answer == FINAL
 
 
@@ -190,7 +174,7 @@ def test_streamed_run_result_reads_too(builders: Any) -> None:
     adapter = OpenAIAgentsAdapter()
     assert adapter.detect(streamed) == 1.0
     trace = adapter.load(streamed)
-    assert _summary(trace) == [("lookup_customer", {"email": "ada@example.com"}, "c1", False, None),
+    assert S.call_outcomes(trace) == [("lookup_customer", {"email": "ada@example.com"}, "c1", False, None),
                                ("refund_order", {"order_id": "A-17"}, "c2", True, DEFAULT_TEXT_0_24)]
     assert trace.final_answer == FINAL
 

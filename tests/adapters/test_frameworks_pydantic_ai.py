@@ -3,46 +3,27 @@ and on the files those runs saved (tests/adapters/make_fixtures_frameworks.py)."
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_adapters.frameworks.pydantic_ai import PydanticAIAdapter
 from toolscore_core import InputError
 from toolscore_core.kernel.traces import load_trace
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
-REFUND_ERROR = "Refund window has closed"
-FINAL = "I could not refund order A-17 because the refund window has closed; I have notified you."
-REFUND_SESSION = [
-    ("lookup_customer", {"email": "ada@example.com"}, "pyd_call_1", False, None),
-    ("list_orders", {"customer_id": "C-1"}, "pyd_call_2", False, None),
-    ("refund_order", {"order_id": "A-17", "amount": 42.5}, "pyd_call_3", True, REFUND_ERROR),
-    ("notify", {"customer_id": "C-1", "message": "Your refund for A-17 could not be processed."}, "pyd_call_4",
-     False, None),
-]
-
-
-def _builders() -> Any:
-    path = Path(__file__).parent / "make_fixtures_frameworks.py"
-    spec = importlib.util.spec_from_file_location("make_fixtures_frameworks", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+FIXTURES = S.FRAMEWORK_FIXTURES
+REFUND_ERROR = S.REFUND_ERROR
+FINAL = S.FRAMEWORK_FINAL
+REFUND_SESSION = S.refund_session(["pyd_call_1", "pyd_call_2", "pyd_call_3", "pyd_call_4"])
 
 
 @pytest.fixture(scope="module")
 def builders() -> Any:
     pytest.importorskip("pydantic_ai")
-    return _builders()
-
-
-def _summary(trace: Any) -> list[tuple[Any, ...]]:
-    return [(c.tool, c.args, c.id, c.is_error, c.error) for c in trace.calls]
+    return S.framework_builders()
 
 
 def test_live_run_result_reads_the_refund_session(builders: Any) -> None:
@@ -50,7 +31,7 @@ def test_live_run_result_reads_the_refund_session(builders: Any) -> None:
     adapter = PydanticAIAdapter()
     assert adapter.detect(result) == 1.0
     trace = adapter.load(result)
-    assert _summary(trace) == REFUND_SESSION
+    assert S.call_outcomes(trace) == REFUND_SESSION
     assert trace.final_answer == FINAL
     assert trace.calls[0].result == {"customer_id": "C-1", "name": "Ada Lovelace"}
     assert trace.calls[2].metadata["outcome"] == "failed"
@@ -63,7 +44,7 @@ def test_live_message_lists_and_json_bytes_read_the_same(builders: Any) -> None:
                    result.all_messages_json().decode()):
         assert adapter.detect(source) >= 0.95, type(source)
         trace = adapter.load(source)
-        assert _summary(trace) == REFUND_SESSION
+        assert S.call_outcomes(trace) == REFUND_SESSION
         assert trace.final_answer == FINAL
     assert adapter.load(result).calls[2].metadata["outcome"] == "retried"
 
@@ -77,7 +58,7 @@ def test_live_message_lists_and_json_bytes_read_the_same(builders: Any) -> None:
 def test_saved_files_read_the_refund_session(name: str) -> None:
     trace = load_trace(FIXTURES / name)
     assert trace.source_format == "pydantic-ai"
-    assert _summary(trace) == REFUND_SESSION
+    assert S.call_outcomes(trace) == REFUND_SESSION
     assert trace.final_answer == FINAL
     assert trace.metadata.get("run_id")
     # time from the model response asking for the call to the tool's return

@@ -21,14 +21,6 @@ OUTCOMES = [
 ]
 
 
-@pytest.fixture
-def adapter_pm(plugin_manager: Any) -> Any:
-    from toolscore_adapters import plugin
-
-    plugin_manager.add_plugin(plugin, name="toolscore-adapters", kinds=["adapters"])
-    return plugin_manager
-
-
 def _messages() -> list[dict[str, Any]]:
     return json.loads((FIXTURES / "memory_traffic.json").read_text(encoding="utf-8"))
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_adapters.protocols.mcp_session import McpSessionAdapter
 from toolscore_core import InputError
@@ -20,14 +20,6 @@ OUTCOMES = [
     ("create_entities", False), ("create_relations", False), ("search_nodes", False),
     ("open_nodes", True), ("teleport", True), ("search_nodes", True), ("read_graph", False),
 ]
-
-
-@pytest.fixture
-def adapter_pm(plugin_manager: Any) -> Any:
-    from toolscore_adapters import plugin
-
-    plugin_manager.add_plugin(plugin, name="toolscore-adapters", kinds=["adapters"])
-    return plugin_manager
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -150,16 +142,8 @@ def test_raw_lines_are_counted_not_read_as_calls(tmp_path: Path) -> None:
     assert trace.metadata["raw_lines"] == 1 and len(trace) == 7
 
 
-def _recorder_module() -> Any:
-    spec = importlib.util.spec_from_file_location("make_fixtures_mcp", Path(__file__).parent / "make_fixtures_mcp.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_fresh_recording_of_the_real_server_reads_the_same(tmp_path: Path, adapter_pm: Any) -> None:
-    module = _recorder_module()
+    module = S.fixture_script("make_fixtures_mcp.py")
     if shutil.which("node") is None or not module.MEMORY.exists():
         pytest.fail("node or server-memory is not installed (run `make servers`)")
     rec = module.record_memory_session()
@@ -180,7 +164,7 @@ def test_a_session_written_by_toolscore_mcp_record_reads_back(tmp_path: Path, ad
 
     from toolscore_mcp.client import MCPStdioClient
 
-    module = _recorder_module()
+    module = S.fixture_script("make_fixtures_mcp.py")
     if shutil.which("node") is None or not module.MEMORY.exists():
         pytest.fail("node or server-memory is not installed (run `make servers`)")
     session = tmp_path / "session.json"

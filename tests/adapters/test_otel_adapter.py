@@ -3,12 +3,12 @@ and on live SDK span objects."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import toolscore_test_providers_support as S
 
 from toolscore_adapters.protocols.otel import OtelAdapter
 from toolscore_core.kernel.traces import load_trace, load_trace_file
@@ -23,24 +23,8 @@ SEED_CALLS = [
 ]
 
 
-def _fixture_builders() -> Any:
-    spec = importlib.util.spec_from_file_location("make_fixtures_otel", Path(__file__).parent / "make_fixtures_otel.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _summary(trace: Any) -> list[tuple[str, Any, Any, Any]]:
     return [(c.tool, c.args, c.is_error, c.error) for c in trace]
-
-
-@pytest.fixture
-def adapter_pm(plugin_manager: Any) -> Any:
-    from toolscore_adapters import plugin
-
-    plugin_manager.add_plugin(plugin, name="toolscore-adapters", kinds=["adapters"])
-    return plugin_manager
 
 
 @pytest.mark.parametrize("name", ["seed_file_exporter.json", "seed_structured.json", "seed_reversed.json"])
@@ -101,7 +85,7 @@ def test_files_are_auto_detected_through_the_kernel(adapter_pm: Any) -> None:
 
 
 def test_live_sdk_spans_from_the_in_memory_exporter(adapter_pm: Any) -> None:
-    builders = _fixture_builders()
+    builders = S.fixture_script("make_fixtures_otel.py")
     finished = builders.record(builders.seed_session)
     assert type(finished[0]).__module__.startswith("opentelemetry.sdk")
     assert OtelAdapter().detect(finished) == 1.0
@@ -114,7 +98,7 @@ def test_live_sdk_spans_from_the_in_memory_exporter(adapter_pm: Any) -> None:
 
 
 def test_live_protobuf_request_and_sdk_to_json_form() -> None:
-    builders = _fixture_builders()
+    builders = S.fixture_script("make_fixtures_otel.py")
     finished = builders.record(builders.seed_session)
     request = builders.export_request(finished)
     assert OtelAdapter().detect(request) >= 0.9
@@ -195,7 +179,7 @@ def test_structured_attribute_values_are_decoded() -> None:
 def test_snake_case_proto_field_names_are_accepted() -> None:
     from google.protobuf.json_format import MessageToDict
 
-    builders = _fixture_builders()
+    builders = S.fixture_script("make_fixtures_otel.py")
     request = builders.export_request(builders.record(builders.seed_session))
     snake = MessageToDict(request, preserving_proto_field_name=True)
     assert "resource_spans" in snake
@@ -210,7 +194,7 @@ def test_not_otel_data_is_not_claimed() -> None:
 
 
 def test_final_answer_is_the_text_of_the_last_inference_span() -> None:
-    builders = _fixture_builders()
+    builders = S.fixture_script("make_fixtures_otel.py")
     for data in (json.loads(EXAMPLE.read_text(encoding="utf-8")),
                  json.loads((FIXTURES / "seed_reversed.json").read_text(encoding="utf-8")),
                  builders.record(builders.seed_session)):

@@ -23,14 +23,6 @@ BATCHES = Path(__file__).resolve().parent / "fixtures" / "otel" / "seed_batches.
 SPANS = ("resourceSpans", 0, "scopeSpans", 0, "spans")
 
 
-@pytest.fixture
-def adapter_pm(plugin_manager: Any) -> Any:
-    from toolscore_adapters import plugin
-
-    plugin_manager.add_plugin(plugin, name="toolscore-adapters", kinds=["adapters"])
-    return plugin_manager
-
-
 def _example() -> dict[str, Any]:
     return json.loads(EXAMPLE.read_text(encoding="utf-8"))
 

@@ -39,14 +39,6 @@ def test_each_fixture_is_detected_as_its_format_among_all_installed_adapters(
     assert len(trace) >= 2
 
 
-@pytest.fixture
-def adapter_pm(plugin_manager: Any) -> Any:
-    from toolscore_adapters import plugin
-
-    plugin_manager.add_plugin(plugin, name="toolscore-adapters", kinds=["adapters"])
-    return plugin_manager
-
-
 def test_validate_shows_the_calls_of_an_otel_export(adapter_pm: Any, invoke: Any) -> None:
     result = invoke("validate", str(ROOT / "examples" / "otel_genai_spans.json"))
     assert result.exit_code == 0, result.output

@@ -23,11 +23,15 @@ class MCPConnectionError(MCPError, InputError):
 
 
 class MCPServerGone(MCPError):
-    """The server exited or dropped the connection while a request was in flight."""
+    """The server exited or dropped the connection while a request was in flight.
+
+    ``server_exit_code`` is the server process's own exit status (stdio), not ours:
+    ``exit_code`` on every Toolscore error is what the CLI exits with.
+    """
 
     def __init__(self, message: str, *, exit_code: int | None = None) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        self.server_exit_code = exit_code
 
 
 class MCPTimeoutError(MCPError):

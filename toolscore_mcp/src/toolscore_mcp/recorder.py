@@ -26,8 +26,7 @@ import time
 from datetime import datetime, timezone
 from typing import IO, Any
 
-FORMAT_NAME = "mcp-session"
-FORMAT_VERSION = 1
+from toolscore_core.kernel.formats import MCP_SESSION_KEY, MCP_SESSION_KIND, MCP_SESSION_VERSION
 
 
 def _utc_stamp() -> str:
@@ -55,7 +54,7 @@ class SessionRecorder:
             from toolscore_core.scoring.secrets import redact as redact_value
 
             self._redactor = redact_value
-        self._write({"toolscore_record": FORMAT_NAME, "version": FORMAT_VERSION, "started_at": _utc_stamp(),
+        self._write({MCP_SESSION_KEY: MCP_SESSION_KIND, "version": MCP_SESSION_VERSION, "started_at": _utc_stamp(),
                      "command": self._clean(list(command)), "redacted": redact})
 
     def now(self) -> float:

@@ -331,7 +331,7 @@ class MCPClient:
 
     def _gone_before_init(self, exc: MCPServerGone, method: str) -> MCPConnectionError:
         tail = self.stderr_text.strip()[-400:]
-        code = f" with code {exc.exit_code}" if exc.exit_code is not None else ""
+        code = f" with code {exc.server_exit_code}" if exc.server_exit_code is not None else ""
         return MCPConnectionError(
             f"{self.describe()} exited{code} before answering {method}",
             hint=f"Its stderr ends with: {tail}" if tail else "It printed nothing on stderr",

@@ -28,7 +28,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -143,14 +143,8 @@ class MCPHttpClient(MCPClient):
                 self.listen_status = response.status_code
                 if response.status_code != 200:
                     return  # 405: the server offers no standalone stream, which is allowed
-                for event in parse_events(response.iter_lines()):
-                    try:
-                        message = json.loads(event.data)
-                    except ValueError:
-                        self._note_noise(event.data)
-                        continue
-                    for item in message if isinstance(message, list) else [message]:
-                        self._route(item, object())  # matches no request of ours
+                for message in self._stream_messages(response.iter_lines()):
+                    self._route(message, object())  # matches no request of ours
         except (httpx.HTTPError, RuntimeError, OSError, ValueError):
             pass  # closed by close(), or the server went away: requests will say so
 
@@ -253,17 +247,26 @@ class MCPHttpClient(MCPClient):
                     raise httpx.ReadTimeout("deadline")
                 yield line
 
-        for event in parse_events(lines_until_deadline()):
+        for message in self._stream_messages(lines_until_deadline()):
+            reply = self._route(message, request_id)
+            if reply is not None:
+                return reply
+        return None
+
+    def _stream_messages(self, lines: Iterable[str]) -> Iterator[Any]:
+        """Each JSON-RPC message carried by an SSE stream, a batch split into its messages.
+
+        Both streams a server may talk on (a POST's reply and the standalone GET) read the
+        same way, so they share this; an event whose data is not JSON is noted as noise and
+        skipped, because a server's stray output must not end the exchange.
+        """
+        for event in parse_events(lines):
             try:
                 message = json.loads(event.data)
             except ValueError:
                 self._note_noise(event.data)
                 continue
-            for item in message if isinstance(message, list) else [message]:
-                reply = self._route(item, request_id)
-                if reply is not None:
-                    return reply
-        return None
+            yield from message if isinstance(message, list) else [message]
 
     def _route(self, message: Any, request_id: Any) -> dict[str, Any] | None:
         """Return ``message`` if it answers ``request_id``; handle anything else."""

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from toolscore_core import InputError
 from toolscore_core.kernel.files import json_path
 
-__all__ = ["dicts", "json_path", "parse_json_text", "peek_text", "tag", "text_or_json"]
+__all__ = ["dicts", "iso_time", "json_path", "parse_json_text", "peek_text", "tag", "text_or_json"]
 
 
 def peek_text(data: Any, limit: int = 4096) -> str | None:
@@ -85,6 +86,22 @@ def text_or_json(value: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def iso_time(value: Any) -> datetime | None:
+    """An ISO 8601 timestamp as a datetime; None for anything else.
+
+    Frameworks record when a call started and ended, and a duration is only worth reporting
+    when both stamps read cleanly, so a missing or malformed stamp is unknown, never an
+    error. A trailing ``Z`` is accepted on every Python version (3.10 refuses it).
+    """
+    if not isinstance(value, str):
+        return None
+    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def where(*parts: str | int) -> str:

@@ -28,7 +28,14 @@ from typing import Any, ClassVar
 import attrs
 
 from toolscore_adapters._common import from_package, result_text, to_plain
-from toolscore_adapters.frameworks._shared import dicts, parse_json_text, peek_text, tag, where
+from toolscore_adapters.frameworks._shared import (
+    dicts,
+    iso_time,
+    parse_json_text,
+    peek_text,
+    tag,
+    where,
+)
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
 
 _MESSAGE_CLASSES = frozenset({"AssistantMessage", "UserMessage", "ResultMessage", "SystemMessage", "StreamEvent",
@@ -106,7 +113,7 @@ class _Reader:
             if not isinstance(entry, dict):
                 raise InputError(f"a message must be an object, not {type(entry).__name__}", location=where(i))
             kind, content, path = _classify(entry, i)
-            stamp = _timestamp(entry.get("timestamp"))
+            stamp = iso_time(entry.get("timestamp"))
             if kind == "assistant":
                 metas = entry.get("tool_use_meta")
                 for meta in metas if isinstance(metas, list) else ():
@@ -213,12 +220,3 @@ def _classify(entry: dict[str, Any], i: int) -> tuple[str, Any, tuple[str | int,
         if "tool_use_result" in entry or "parent_tool_use_id" in entry:
             return "user", entry.get("content"), (i, "content")
     return "other", None, (i,)
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None

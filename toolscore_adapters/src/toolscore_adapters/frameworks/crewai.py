@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import contextlib
 import re
-from datetime import datetime
 from typing import Any, ClassVar
 
 from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
-from toolscore_adapters.frameworks._shared import dicts, tag, text_or_json, where
+from toolscore_adapters.frameworks._shared import dicts, iso_time, tag, text_or_json, where
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
 
 _EVENT_TYPES = frozenset({"tool_usage_started", "tool_usage_finished", "tool_usage_error", "tool_failure_detected",
@@ -175,7 +174,7 @@ def _event_calls(events: list[Any]) -> list[ToolCall]:
                 call = previous  # CrewAI's own retry of the same call
                 call["metadata"]["attempts"] = event.get("run_attempts")
             else:
-                call = {"tool": tool, "args": args, "id": None, "metadata": {}, "_start": _time(event.get("timestamp"))}
+                call = {"tool": tool, "args": args, "id": None, "metadata": {}, "_start": iso_time(event.get("timestamp"))}
                 calls.append(call)
             open_calls.append(call)
             if isinstance(event.get("event_id"), str):
@@ -197,8 +196,8 @@ def _event_calls(events: list[Any]) -> list[ToolCall]:
                 call.update(is_error=True, error=text_or_json(message) or "tool error", result=event.get("output"))
             else:
                 call.update(is_error=False, result=event.get("output"), error=None)
-            begin = _time(event.get("started_at")) or call.get("_start")
-            end = _time(event.get("finished_at")) or _time(event.get("timestamp"))
+            begin = iso_time(event.get("started_at")) or call.get("_start")
+            end = iso_time(event.get("finished_at")) or iso_time(event.get("timestamp"))
             if begin is not None and end is not None:
                 with contextlib.suppress(TypeError):  # naive and aware timestamps mixed
                     call["duration"] = max(0.0, (end - begin).total_seconds())
@@ -209,12 +208,3 @@ def _event_calls(events: list[Any]) -> list[ToolCall]:
     if not out:
         raise InputError("the CrewAI events hold no tool_usage_started event", expected="at least one tool call")
     return out
-
-
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None

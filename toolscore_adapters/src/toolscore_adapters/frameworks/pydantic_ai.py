@@ -20,12 +20,12 @@ return says "Final result processed."; that is the run's final answer, not a too
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any, ClassVar
 
 from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
 from toolscore_adapters.frameworks._shared import (
     dicts,
+    iso_time,
     parse_json_text,
     peek_text,
     tag,
@@ -198,12 +198,12 @@ def _result(part: dict[str, Any], results: dict[str, dict[str, Any]], output_cal
 def _seconds_between(start: Any, end: Any) -> float | None:
     """Seconds from the model response that asked for a call to the tool's return (both
     ISO timestamps pydantic-ai records); None when either is missing or they disagree."""
-    if not isinstance(start, str) or not isinstance(end, str):
+    began, ended = iso_time(start), iso_time(end)
+    if began is None or ended is None:
         return None
     try:
-        seconds = (datetime.fromisoformat(end.replace("Z", "+00:00"))
-                   - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
-    except (ValueError, TypeError):
+        seconds = (ended - began).total_seconds()
+    except TypeError:  # one stamp naive, the other aware
         return None
     return seconds if seconds >= 0 else None
 

@@ -1,7 +1,8 @@
 """Pairing JSON-RPC 2.0 requests with their responses, and reading ``tools/call`` out of them.
 
 Shared by the ``jsonrpc`` adapter (raw traffic) and the ``mcp`` adapter (session files whose
-``call`` lines are missing). The rules, from the MCP spec and /work/briefs/record_format.md:
+``call`` lines are missing). The rules, from the MCP spec and the
+`toolscore mcp record` format (see ``toolscore_mcp.recorder``):
 
 * only a ``tools/call`` request is a tool call: ``initialize``, ``tools/list``, ``ping``,
   notifications and requests the server sends to the client never are;

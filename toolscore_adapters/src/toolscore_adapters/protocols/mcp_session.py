@@ -1,6 +1,6 @@
 """The ``mcp`` adapter: session files written by ``toolscore mcp record``.
 
-The format (/work/briefs/record_format.md) is JSON Lines: a header
+The format (written by ``toolscore_mcp.recorder``) is JSON Lines: a header
 ``{"toolscore_record": "mcp-session", "version": 1, ...}``, then ``{"t", "dir", "msg"}`` lines
 (the relayed JSON-RPC), ``{"t", "dir", "raw"}`` lines (output that was not JSON) and
 ``{"t", "call": {...}}`` lines written when a ``tools/call`` got its answer.
@@ -24,13 +24,16 @@ from toolscore_adapters.protocols.mcp_result import (
     read_call_tool_result,
 )
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
-
-RECORD_KIND = "mcp-session"
-SUPPORTED_VERSIONS = (1,)
+from toolscore_core.kernel.formats import (
+    MCP_SESSION_KEY,
+    MCP_SESSION_KIND,
+    MCP_SESSION_VERSION,
+    MCP_SESSION_VERSIONS_READ,
+)
 
 
 def is_header(value: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(value, dict) and value.get("toolscore_record") == RECORD_KIND
+    return isinstance(value, dict) and value.get(MCP_SESSION_KEY) == MCP_SESSION_KIND
 
 
 class McpSessionAdapter(TraceAdapter):
@@ -50,7 +53,7 @@ class McpSessionAdapter(TraceAdapter):
             data = [data]
         if not isinstance(data, (list, tuple)) or not data or not is_header(data[0]):
             raise InputError("is not a `toolscore mcp record` session (no header line)", location="line 1",
-                             expected='a first line {"toolscore_record": "mcp-session", "version": 1, ...}')
+                             expected=f'a first line {{"{MCP_SESSION_KEY}": "{MCP_SESSION_KIND}", "version": {MCP_SESSION_VERSION}, ...}}')
         return _read(((i + 1, item) for i, item in enumerate(data)), self.name)
 
     def load_path(self, path: Path) -> Trace:
@@ -67,9 +70,9 @@ def _read(lines: Iterable[tuple[int, Any]], fmt: str) -> Trace:
     if not is_header(header):
         raise InputError("is not a `toolscore mcp record` session (no header line)", location=f"line {number}")
     version = header.get("version")
-    if version not in SUPPORTED_VERSIONS:
+    if version not in MCP_SESSION_VERSIONS_READ:
         raise InputError(f"session format version {version!r} is not supported", location=f"line {number}",
-                         expected=f"version {', '.join(map(str, SUPPORTED_VERSIONS))}",
+                         expected=f"version {', '.join(map(str, MCP_SESSION_VERSIONS_READ))}",
                          hint="Upgrade toolscore-adapters, or record the session again")
     recorded: list[tuple[int, ToolCall, float | None]] = []
     messages: list[Message] = []
@@ -94,7 +97,7 @@ def _read(lines: Iterable[tuple[int, Any]], fmt: str) -> Trace:
                              expected='{"t", "dir", "msg"}, {"t", "dir", "raw"} or {"t", "call"}')
     from_messages = tool_calls(messages)
     calls = _combine(recorded, from_messages)
-    metadata = {"header": {k: v for k, v in header.items() if k != "toolscore_record"}, **counts,
+    metadata = {"header": {k: v for k, v in header.items() if k != MCP_SESSION_KEY}, **counts,
                 "call_lines": len(recorded)}
     return Trace(calls=calls, source_format=fmt, metadata=metadata)
 

@@ -1,7 +1,7 @@
 """Which spans are tool calls, and what each one says about its call.
 
 The rules follow the OpenTelemetry GenAI conventions and the instrumentations that came
-before them (``/work/shared/reference/peers.md`` 4.1):
+before them (the spec's survey of peer tools):
 
 * a span is a tool call when ``gen_ai.operation.name`` is ``execute_tool``, or
   ``mcp.method.name`` is ``tools/call``; else (older or other conventions) when its name is

@@ -26,6 +26,7 @@ from typing import Any
 import attrs
 
 from toolscore_core.kernel.model import Finding, ToolDefinition
+from toolscore_mcp.lint.rules_common import schema_types
 from toolscore_mcp.scorecard.model import Category, Expectation, Scenario
 
 UNKNOWN_PROPERTY = "toolscore_unexpected_property"
@@ -148,17 +149,8 @@ class _Context:
         return dict(schema)
 
 
-def _types(schema: Mapping[str, Any]) -> list[str]:
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return [declared]
-    if isinstance(declared, list):
-        return [t for t in declared if isinstance(t, str)]
-    return []
-
-
 def _primary_type(schema: Mapping[str, Any]) -> str | None:
-    types = [t for t in _types(schema) if t != "null"]
+    types = [t for t in schema_types(schema) if t != "null"]
     return types[0] if types else None
 
 
@@ -240,7 +232,7 @@ def sample_value(schema: Any, ctx: _Context, depth: int = 0) -> Any:
     if "default" in resolved and depth > 0 and resolved["default"] is not None:
         return resolved["default"]
     kind = _primary_type(resolved)
-    if kind is None and _types(resolved) == ["null"]:
+    if kind is None and schema_types(resolved) == ["null"]:
         return None
     if kind in (None, "string"):
         return _typical_string(resolved)
@@ -365,7 +357,7 @@ def _edge_scenarios(b: _Builder, props: dict[str, dict[str, Any]], required: lis
         b.add("missing_required", "edge", "reject", {k: v for k, v in full.items() if k != prop},
               f"required '{prop}' missing")
     for prop, schema in props.items():
-        types = _types(schema)
+        types = schema_types(schema)
         kind = _primary_type(schema)
         if kind is None or ("enum" in schema and not types):
             continue
@@ -378,7 +370,7 @@ def _edge_scenarios(b: _Builder, props: dict[str, dict[str, Any]], required: lis
         for value, text in _out_of_range(schema):
             b.add("out_of_range", "edge", "reject", {**full, prop: value}, f"'{prop}' {text}")
     for prop, schema in props.items():
-        types = _types(schema)
+        types = schema_types(schema)
         if "null" in types or schema.get("nullable") is True:
             continue
         expect: Expectation = "reject" if types or "enum" in schema or "const" in schema else "answer"
