@@ -73,7 +73,7 @@ def test_named_modes_pass_or_fail(mode: str, actual: list[ToolCall], passes: boo
 
 
 def test_superset_uses_an_optimal_matching_not_first_fit() -> None:
-    # agentevals' greedy loop fails this (peers.md 4.2); either output order must pass.
+    # agentevals' greedy loop fails this; either output order must pass.
     expected = [E("A", {"x": ANY}), E("A", {"x": 1, "y": Regex("2")})]
     for actual in ([A("A", {"x": 1, "y": "2"}), A("A", {"x": 1})], [A("A", {"x": 1}), A("A", {"x": 1, "y": "2"})]):
         assert sequence_score("superset", expected, actual)[0] == 1.0

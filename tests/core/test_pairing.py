@@ -20,7 +20,7 @@ def A(tool: str, args: dict | None = None, **kw: object) -> ToolCall:
 
 
 def test_agentevals_counterexample_is_paired_optimally() -> None:
-    # peers.md 4.2: greedy first-fit gives x:1 the call with x:1,y:2 and loses a match.
+    # Greedy first-fit gives x:1 the call with x:1,y:2 and loses a match.
     expected = [E("A", {"x": 1}), E("A", {"x": 1, "y": 2})]
     actual = [A("A", {"x": 1, "y": 2}), A("A", {"x": 1})]
     p = pair_calls(expected, actual)
@@ -38,7 +38,7 @@ def test_matchers_are_paired_optimally_where_first_fit_fails() -> None:
 
 
 def test_bfcl_optional_parameter_counterexample() -> None:
-    # peers.md 4.3: answers f(a=1, b=optional 2) and f(a=1, b=2) against f(a=1,b=2), f(a=1).
+    # Answers f(a=1, b=optional 2) and f(a=1, b=2) against f(a=1,b=2), f(a=1).
     expected = [E("f", {"a": 1}), E("f", {"a": 1, "b": 2})]
     actual = [A("f", {"a": 1, "b": 2}), A("f", {"a": 1})]
     p = pair_calls(expected, actual)

@@ -5,7 +5,7 @@
     graded score (arguments are judged by ``argument_f1``, not here). Both lists empty: 1.
 
 The named modes follow agentevals' trajectory match, ADK's ``EXACT``/``IN_ORDER``/
-``ANY_ORDER`` and promptfoo's ``in_order`` (peers.md 4.2). Each is a pass/fail test, so
+``ANY_ORDER`` and promptfoo's ``in_order``. Each is a pass/fail test, so
 ``sequence_accuracy`` becomes 1.0 or 0.0 and carries the mode's share of the score; the
 other metrics are unchanged. A call *matches* an expected call when the tool is the same
 and, if the expected call checks arguments, it has exactly the expected argument names and
