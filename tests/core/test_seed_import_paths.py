@@ -186,8 +186,8 @@ def test_price_and_budget_are_the_kernels() -> None:
 
 
 def test_allow_and_deny_are_the_kernels_guard_decisions() -> None:
-    guards = pytest.importorskip("toolscore_core.kernel.guards")
     from toolscore.mcp.agent import allow, deny
+    from toolscore_core.kernel import guards
 
     assert allow is guards.allow and deny is guards.deny
 

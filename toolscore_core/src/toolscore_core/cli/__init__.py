@@ -94,7 +94,7 @@ def cli(ctx: click.Context) -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point: input errors become one paragraph and exit code 2."""
+    """Console-script entry point: a Toolscore error becomes one paragraph and its exit code."""
     from toolscore_core.kernel.errors import ToolscoreError
 
     try:
@@ -106,11 +106,19 @@ def main(argv: list[str] | None = None) -> Any:
 
 def _fail(exc: BaseException) -> None:
     print(f"toolscore: error: {exc}", file=sys.stderr)
-    raise SystemExit(2)
+    raise SystemExit(_exit_code_of(exc))
+
+
+def _exit_code_of(exc: BaseException) -> int:
+    """The exit code an error asks for (``ToolscoreError.exit_code``: 2 input, 3 budget), 2
+    when it names none: each error says its own, so no command hard-codes a list of them."""
+    code = getattr(exc, "exit_code", 2)
+    return code if isinstance(code, int) and not isinstance(code, bool) else 2
 
 
 def run_command(fn: Any) -> Any:
-    """Decorator for command bodies: InputError -> message on stderr + exit 2.
+    """Decorator for command bodies: a ToolscoreError -> message on stderr + its exit code
+    (2 for an InputError, 3 for BudgetStopped).
 
     click's standalone mode prints its own usage errors; ours must read the same way, with
     no traceback. ``TOOLSCORE_DEBUG=1`` re-raises for debugging.
@@ -127,7 +135,7 @@ def run_command(fn: Any) -> Any:
             if os.environ.get("TOOLSCORE_DEBUG"):
                 raise
             click.echo(f"toolscore: error: {exc}", err=True)
-            raise SystemExit(2) from None
+            raise SystemExit(_exit_code_of(exc)) from None
 
     return wrapper
 

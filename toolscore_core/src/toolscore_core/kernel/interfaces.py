@@ -36,7 +36,9 @@ import attrs
 # Executor (where work runs) has a contract long enough for its own module; it is
 # re-exported here so every kind's base class can be found in one place.
 from toolscore_core.kernel.executors import Executor
-from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, ToolCall, Trace
+from toolscore_core.kernel.guards import Guard, GuardDecision  # the contract lives there
+from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, Trace
+from toolscore_core.kernel.providers import Provider  # the contract lives there
 
 if TYPE_CHECKING:  # for readers and mypy only: importing scoring here would slow every plugin import
     from collections.abc import Sequence
@@ -159,37 +161,6 @@ class LintRule:
                         else f"{redact_head(evidence, limit)}… ({len(evidence)} characters)")
         return Finding(severity=level, code=self.name, message=message, tool=tool, evidence=evidence,
                        fix=fix, details=details)
-
-
-@attrs.frozen
-class GuardDecision:
-    """A guard's answer about one tool call: allowed, or denied with a reason."""
-
-    allowed: bool
-    reason: str | None = None
-
-
-class Guard:
-    """Consulted by the agent harness before a tool call runs; may deny it."""
-
-    name: ClassVar[str]
-    description: ClassVar[str] = ""
-
-    def check(self, call: ToolCall, context: Any) -> GuardDecision:
-        raise NotImplementedError
-
-
-class Provider:
-    """A model behind an API: turns a chat request with tools into a response.
-
-    Import the SDK inside ``complete``; never at module top.
-    """
-
-    name: ClassVar[str]
-    description: ClassVar[str] = ""
-
-    def complete(self, request: Any) -> Any:
-        raise NotImplementedError
 
 
 class Exporter:

@@ -51,6 +51,7 @@ from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.files import json_path
 from toolscore_core.kernel.model import ToolCall, Trace
 from toolscore_core.kernel.pricing import Price
+from toolscore_core.kernel.providers import Usage
 
 RUN_RECORD_VERSION = "1"
 SCHEMA_NAME = "run-row"
@@ -203,23 +204,6 @@ class GuardDenial:
 
     def to_dict(self) -> dict[str, Any]:
         return {"call_id": self.call_id, "tool": self.tool, "args": self.args, "reason": self.reason}
-
-
-@attrs.frozen(slots=True)
-class Usage:
-    """Tokens the provider reported for the run, summed over its model calls; None = not reported.
-
-    ``cached_tokens`` are input tokens served from the provider's prompt cache (a part of
-    ``input_tokens``, priced differently by some providers).
-    """
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cached_tokens: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cached_tokens": self.cached_tokens}
 
 
 def _as_usage(value: Any) -> Usage:
