@@ -9,7 +9,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-from toolscore_core import ServerDefinition, ToolDefinition, collect, load_trace
+from toolscore_core import (
+    GuardContext,
+    ModelRequest,
+    ServerDefinition,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+    collect,
+    cost_usd,
+    decide,
+    get_executor,
+    load_trace,
+    price_for,
+)
 
 STEPLOG = {
     "steplog": 1,
@@ -40,6 +54,9 @@ def test_listed_by_toolscore_plugins():
     example = dists["toolscore-example-plugin"]
     assert example["groups"]["toolscore.adapters"]["items"] == ["steplog"]
     assert example["groups"]["toolscore.lint_rules"]["items"] == ["example-snake-case-names"]
+    assert example["groups"]["toolscore.providers"]["items"] == ["example-canned"]
+    assert example["groups"]["toolscore.guards"]["items"] == ["example-no-shell"]
+    assert example["groups"]["toolscore.executors"]["items"] == ["example-in-order"]
 
 
 def test_its_adapter_is_auto_detected(installed_plugin_manager):
@@ -89,3 +106,43 @@ def test_its_adapter_rejects_other_data_with_a_clear_error(tmp_path):
     result = toolscore("validate", str(other), "--format", "steplog")
     assert result.returncode == 2
     assert "is not a step log" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_its_provider_is_made_with_its_settings_and_replays_turns(installed_plugin_manager):
+    providers = collect(installed_plugin_manager, "providers")
+    assert providers.entry("example-canned").distribution == "toolscore-example-plugin"
+    # The same settings a harness offers every provider; this one takes model and turns
+    # (and the base class keeps base_url), and nothing breaks on what it does not use.
+    provider = providers.create("example-canned", model="canned-1", base_url="http://127.0.0.1:9/v1",
+                                turns=[{"call": "search", "args": {"q": "NYC"}}, {"say": "FL-12 is free"}],
+                                workers=8)
+    assert provider.model == "canned-1" and provider.base_url == "http://127.0.0.1:9/v1"
+    tools = (ToolDefinition(name="search", input_schema={"type": "object"}),)
+    first = provider.complete(ModelRequest(messages=(UserMessage("find a flight"),), tools=tools))
+    assert first.stop_reason == "tool_use"
+    [call] = first.tool_calls
+    assert (call.name, call.arguments) == ("search", {"q": "NYC"})
+    second = provider.complete(ModelRequest(messages=(
+        UserMessage("find a flight"), first.as_message(),
+        ToolResultMessage(call_id=call.id, tool="search", content="FL-12"))))
+    assert second.text == "FL-12 is free" and not second.tool_calls
+    free = price_for("scripted")
+    assert free is not None and cost_usd(second.usage, free) == 0.0
+
+
+def test_its_guard_denies_shells_and_allows_the_rest(installed_plugin_manager):
+    guard = collect(installed_plugin_manager, "guards").create("example-no-shell")
+    context = GuardContext(calls=())
+    denied = decide(guard, ToolCall(tool="run_shell", args={"cmd": "ls"}), context)
+    allowed = decide(guard, ToolCall(tool="read_file", args={"path": "a.txt"}), context)
+    assert not denied.allowed and "looks like a shell" in (denied.reason or "")
+    assert allowed.allowed
+
+
+def test_its_executor_is_chosen_by_name(installed_plugin_manager):
+    with get_executor("example-in-order", pm=installed_plugin_manager, workers=3) as executor:
+        results = list(executor.run(int, [("a", "1"), ("b", "x"), ("c", "3")]))
+    assert [r.key for r in results] == ["a", "b", "c"]
+    assert [r.value for r in results if r.ok] == [1, 3]
+    [bad] = [r for r in results if not r.ok]
+    assert bad.key == "b" and bad.error is not None and bad.error.type == "ValueError"
