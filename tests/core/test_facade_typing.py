@@ -22,6 +22,7 @@ USER_SCRIPT = textwrap.dedent(
     from toolscore.mcp import MCPStdioClient as DocsPathClient
     from toolscore.mcp.agent import Budget, Price
     from toolscore.metrics.cost_estimator import calculate_llm_cost
+    from toolscore_core import TraceAdapter, collect, get_plugin_manager
 
     call = ToolCall(tool="search", args={"q": "weather"})
     trace = Trace(calls=(call,))
@@ -38,6 +39,8 @@ USER_SCRIPT = textwrap.dedent(
     reveal_type(Price(0.10, 0.50, "list price"))
     reveal_type(Budget(max_usd=0.05).remaining_usd)
     reveal_type(calculate_llm_cost("gpt-4o", 10, 10))
+    reveal_type(TraceAdapter)
+    reveal_type(collect(get_plugin_manager(), "adapters"))
 
     wrong: int = result  # the deliberate error
     """
@@ -87,14 +90,15 @@ def mypy_output(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixtur
         ("trace", "toolscore_core.kernel.model.Trace"),
         ("call", "toolscore_core.kernel.model.ToolCall"),
         ("load_trace", "Trace"),
-        # returns list[ToolCall]; the element type reads as Any until toolscore_core's own lazy
-        # names get TYPE_CHECKING imports, so only the real signature is asserted here
-        ("from_openai", "def (data: Any, *, pm: toolscore_core.kernel.plugins.PluginManager"),
+        ("from_openai", "list[toolscore_core.kernel.model.ToolCall]"),
         ("MCPStdioClient", "toolscore_mcp.stdio.MCPStdioClient"),
         ("DocsPathClient", "toolscore_mcp.stdio.MCPStdioClient"),
         ('Price(0.10, 0.50, "list price")', "toolscore_core.kernel.pricing.Price"),
         ("Budget(max_usd=0.05).remaining_usd", '"float | None"'),
         ('calculate_llm_cost("gpt-4o", 10, 10)', '"float | None"'),
+        # the kernel's own lazy names, which plugin authors import from toolscore_core
+        ("TraceAdapter", "toolscore_core.kernel.interfaces.TraceAdapter"),
+        ('collect(get_plugin_manager(), "adapters")', "toolscore_core.kernel.registry.Registry"),
     ],
 )
 def test_revealed_types_are_the_real_ones(mypy_output: dict[str, str], expression: str, expected: str) -> None:

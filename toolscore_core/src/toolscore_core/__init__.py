@@ -8,7 +8,7 @@ distributions) import only these names. Heavy names are resolved on first use so
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -110,6 +110,8 @@ _LAZY: dict[str, str] = {
     "to_json_safe": "toolscore_core.kernel.jsonsafe",
     # scoring extension points (plugin metrics, judges)
     "EvaluationContext": "toolscore_core.scoring.evaluation",
+    "evaluate": "toolscore_core.scoring.evaluation",
+    "honesty": "toolscore_core.scoring.honesty",
     "Pairing": "toolscore_core.scoring.pairing",
     "Judge": "toolscore_core.kernel.interfaces",
     "JudgeQuestion": "toolscore_core.scoring.judging",
@@ -137,6 +139,320 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = ["__version__", "hookimpl", *sorted(_LAZY)]
+
+if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved on first use
+    from toolscore_core.cli import (
+        run_command as run_command,
+    )
+    from toolscore_core.cli.lazy import (
+        lazy_command as lazy_command,
+    )
+    from toolscore_core.kernel.budget import (
+        Budget as Budget,
+    )
+    from toolscore_core.kernel.budget import (
+        BudgetLike as BudgetLike,
+    )
+    from toolscore_core.kernel.budget import (
+        Reservation as Reservation,
+    )
+    from toolscore_core.kernel.errors import (
+        BadRequest as BadRequest,
+    )
+    from toolscore_core.kernel.errors import (
+        BudgetStopped as BudgetStopped,
+    )
+    from toolscore_core.kernel.errors import (
+        InputError as InputError,
+    )
+    from toolscore_core.kernel.errors import (
+        Overloaded as Overloaded,
+    )
+    from toolscore_core.kernel.errors import (
+        PluginConflictError as PluginConflictError,
+    )
+    from toolscore_core.kernel.errors import (
+        PluginError as PluginError,
+    )
+    from toolscore_core.kernel.errors import (
+        ProviderError as ProviderError,
+    )
+    from toolscore_core.kernel.errors import (
+        ProviderTransportError as ProviderTransportError,
+    )
+    from toolscore_core.kernel.errors import (
+        RateLimited as RateLimited,
+    )
+    from toolscore_core.kernel.errors import (
+        Refused as Refused,
+    )
+    from toolscore_core.kernel.errors import (
+        ToolscoreError as ToolscoreError,
+    )
+    from toolscore_core.kernel.errors import (
+        UnknownNameError as UnknownNameError,
+    )
+    from toolscore_core.kernel.executors import (
+        Executor as Executor,
+    )
+    from toolscore_core.kernel.executors import (
+        WorkError as WorkError,
+    )
+    from toolscore_core.kernel.executors import (
+        WorkResult as WorkResult,
+    )
+    from toolscore_core.kernel.executors import (
+        get_executor as get_executor,
+    )
+    from toolscore_core.kernel.exporters import (
+        exporter_formats as exporter_formats,
+    )
+    from toolscore_core.kernel.exporters import (
+        find_exporter as find_exporter,
+    )
+    from toolscore_core.kernel.files import (
+        load_data_file as load_data_file,
+    )
+    from toolscore_core.kernel.guards import (
+        Guard as Guard,
+    )
+    from toolscore_core.kernel.guards import (
+        GuardContext as GuardContext,
+    )
+    from toolscore_core.kernel.guards import (
+        GuardDecision as GuardDecision,
+    )
+    from toolscore_core.kernel.guards import (
+        ServerInfo as ServerInfo,
+    )
+    from toolscore_core.kernel.guards import (
+        TaskInfo as TaskInfo,
+    )
+    from toolscore_core.kernel.guards import (
+        allow as allow,
+    )
+    from toolscore_core.kernel.guards import (
+        as_guard as as_guard,
+    )
+    from toolscore_core.kernel.guards import (
+        combine_guards as combine_guards,
+    )
+    from toolscore_core.kernel.guards import (
+        decide as decide,
+    )
+    from toolscore_core.kernel.guards import (
+        deny as deny,
+    )
+    from toolscore_core.kernel.interfaces import (
+        Exporter as Exporter,
+    )
+    from toolscore_core.kernel.interfaces import (
+        Judge as Judge,
+    )
+    from toolscore_core.kernel.interfaces import (
+        LintRule as LintRule,
+    )
+    from toolscore_core.kernel.interfaces import (
+        Metric as Metric,
+    )
+    from toolscore_core.kernel.interfaces import (
+        MetricResult as MetricResult,
+    )
+    from toolscore_core.kernel.interfaces import (
+        TraceAdapter as TraceAdapter,
+    )
+    from toolscore_core.kernel.interfaces import (
+        exporter_name as exporter_name,
+    )
+    from toolscore_core.kernel.jsonl import (
+        RunWriter as RunWriter,
+    )
+    from toolscore_core.kernel.jsonl import (
+        TornLine as TornLine,
+    )
+    from toolscore_core.kernel.jsonl import (
+        completed_cells as completed_cells,
+    )
+    from toolscore_core.kernel.jsonl import (
+        latest_rows as latest_rows,
+    )
+    from toolscore_core.kernel.jsonl import (
+        read_runs as read_runs,
+    )
+    from toolscore_core.kernel.jsonsafe import (
+        to_json_safe as to_json_safe,
+    )
+    from toolscore_core.kernel.model import (
+        SEVERITIES as SEVERITIES,
+    )
+    from toolscore_core.kernel.model import (
+        CallPair as CallPair,
+    )
+    from toolscore_core.kernel.model import (
+        Contract as Contract,
+    )
+    from toolscore_core.kernel.model import (
+        Evaluation as Evaluation,
+    )
+    from toolscore_core.kernel.model import (
+        ExpectedCall as ExpectedCall,
+    )
+    from toolscore_core.kernel.model import (
+        Finding as Finding,
+    )
+    from toolscore_core.kernel.model import (
+        ForbiddenRule as ForbiddenRule,
+    )
+    from toolscore_core.kernel.model import (
+        ServerDefinition as ServerDefinition,
+    )
+    from toolscore_core.kernel.model import (
+        Severity as Severity,
+    )
+    from toolscore_core.kernel.model import (
+        ToolCall as ToolCall,
+    )
+    from toolscore_core.kernel.model import (
+        ToolDefinition as ToolDefinition,
+    )
+    from toolscore_core.kernel.model import (
+        Trace as Trace,
+    )
+    from toolscore_core.kernel.model import (
+        converter as converter,
+    )
+    from toolscore_core.kernel.plugins import (
+        GROUPS as GROUPS,
+    )
+    from toolscore_core.kernel.plugins import (
+        PluginManager as PluginManager,
+    )
+    from toolscore_core.kernel.plugins import (
+        get_plugin_manager as get_plugin_manager,
+    )
+    from toolscore_core.kernel.pricing import (
+        PRICE_TABLE as PRICE_TABLE,
+    )
+    from toolscore_core.kernel.pricing import (
+        Price as Price,
+    )
+    from toolscore_core.kernel.pricing import (
+        cost_usd as cost_usd,
+    )
+    from toolscore_core.kernel.pricing import (
+        estimate_json_tokens as estimate_json_tokens,
+    )
+    from toolscore_core.kernel.pricing import (
+        estimate_request_tokens as estimate_request_tokens,
+    )
+    from toolscore_core.kernel.pricing import (
+        estimate_text_tokens as estimate_text_tokens,
+    )
+    from toolscore_core.kernel.pricing import (
+        price_for as price_for,
+    )
+    from toolscore_core.kernel.pricing import (
+        price_from_data as price_from_data,
+    )
+    from toolscore_core.kernel.pricing import (
+        worst_case_usd as worst_case_usd,
+    )
+    from toolscore_core.kernel.providers import (
+        STOP_REASONS as STOP_REASONS,
+    )
+    from toolscore_core.kernel.providers import (
+        AssistantMessage as AssistantMessage,
+    )
+    from toolscore_core.kernel.providers import (
+        ModelRequest as ModelRequest,
+    )
+    from toolscore_core.kernel.providers import (
+        ModelToolCall as ModelToolCall,
+    )
+    from toolscore_core.kernel.providers import (
+        ModelTurn as ModelTurn,
+    )
+    from toolscore_core.kernel.providers import (
+        Provider as Provider,
+    )
+    from toolscore_core.kernel.providers import (
+        ToolResultMessage as ToolResultMessage,
+    )
+    from toolscore_core.kernel.providers import (
+        Usage as Usage,
+    )
+    from toolscore_core.kernel.providers import (
+        UserMessage as UserMessage,
+    )
+    from toolscore_core.kernel.providers import (
+        normalise_stop_reason as normalise_stop_reason,
+    )
+    from toolscore_core.kernel.registry import (
+        Registry as Registry,
+    )
+    from toolscore_core.kernel.registry import (
+        collect as collect,
+    )
+    from toolscore_core.kernel.registry import (
+        instantiate as instantiate,
+    )
+    from toolscore_core.kernel.runs import (
+        RUN_RECORD_VERSION as RUN_RECORD_VERSION,
+    )
+    from toolscore_core.kernel.runs import (
+        CellId as CellId,
+    )
+    from toolscore_core.kernel.runs import (
+        GuardDenial as GuardDenial,
+    )
+    from toolscore_core.kernel.runs import (
+        RunCall as RunCall,
+    )
+    from toolscore_core.kernel.runs import (
+        RunRow as RunRow,
+    )
+    from toolscore_core.kernel.runs import (
+        ServerRecord as ServerRecord,
+    )
+    from toolscore_core.kernel.runs import (
+        make_cell_id as make_cell_id,
+    )
+    from toolscore_core.kernel.runs import (
+        parse_cell_id as parse_cell_id,
+    )
+    from toolscore_core.kernel.runs import (
+        validate_run_row as validate_run_row,
+    )
+    from toolscore_core.kernel.traces import (
+        load_trace as load_trace,
+    )
+    from toolscore_core.reports.baseline import (
+        compare_baseline as compare_baseline,
+    )
+    from toolscore_core.reports.baseline import (
+        load_baseline as load_baseline,
+    )
+    from toolscore_core.reports.baseline import (
+        save_baseline as save_baseline,
+    )
+    from toolscore_core.scoring.evaluation import (
+        EvaluationContext as EvaluationContext,
+    )
+    from toolscore_core.scoring.judging import (
+        JudgeAnswer as JudgeAnswer,
+    )
+    from toolscore_core.scoring.judging import (
+        JudgeQuestion as JudgeQuestion,
+    )
+    from toolscore_core.scoring.pairing import (
+        Pairing as Pairing,
+    )
+    from toolscore_core.scoring.secrets import (
+        redact as redact,
+    )
+    from toolscore_core.scoring.secrets import (
+        redact_text as redact_text,
+    )
 
 
 def __getattr__(name: str) -> Any:
