@@ -90,8 +90,8 @@ class OtelAdapter(TraceAdapter):
                 answer = (ended, span.order, text)
         tool_spans = len(found)
         executed = {c.call.id.strip() for c in found if c.call.id}
-        for ended, order, call in requested.unexecuted(executed):
-            found.append(SpanCall(call=call, convention="genai-messages", start_ns=ended, order=order,
+        for ended, order, requested_call in requested.unexecuted(executed):
+            found.append(SpanCall(call=requested_call, convention="genai-messages", start_ns=ended, order=order,
                                   trace_id=None, span_id=None, parent_id=None))
         return Trace(calls=merge_and_order(found), source_format=self.name,
                      final_answer=answer[2] if answer else None,
