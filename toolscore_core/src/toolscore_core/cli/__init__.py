@@ -47,7 +47,7 @@ class ToolscoreGroup(click.Group):
         return sorted(self._table(ctx))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        from toolscore_core.kernel.registry import PluginConflictError
+        from toolscore_core.kernel.errors import PluginConflictError
 
         try:
             command = self._table(ctx).get(cmd_name)
@@ -95,11 +95,14 @@ def cli(ctx: click.Context) -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: a Toolscore error becomes one paragraph and its exit code."""
-    from toolscore_core.kernel.errors import ToolscoreError
-
     try:
         return cli.main(args=argv, prog_name="toolscore", standalone_mode=True)
-    except ToolscoreError as exc:  # raised outside click's own handling (e.g. in result callbacks)
+    except Exception as exc:  # a ToolscoreError raised outside click's own handling (result callbacks)
+        # imported here, not at the top: `toolscore --help` never needs the errors module
+        from toolscore_core.kernel.errors import ToolscoreError
+
+        if not isinstance(exc, ToolscoreError):
+            raise
         _fail(exc)
     return None
 

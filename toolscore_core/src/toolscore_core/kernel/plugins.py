@@ -22,7 +22,6 @@ import pluggy
 
 from toolscore_core.kernel import hookspecs
 from toolscore_core.kernel._entrypoints import EntryPoint, scan
-from toolscore_core.kernel.errors import PluginError
 
 PROJECT = "toolscore"
 
@@ -176,7 +175,7 @@ class PluginManager(pluggy.PluginManager):
         kinds = list(kinds)
         for kind in kinds:
             if kind not in GROUPS:
-                raise PluginError(f"unknown plugin kind {kind!r}; kinds are {', '.join(GROUPS)}")
+                raise _plugin_error(f"unknown plugin kind {kind!r}; kinds are {', '.join(GROUPS)}")
         if not self.is_registered(plugin):
             self.register(plugin, name=name)
             try:
@@ -193,7 +192,7 @@ class PluginManager(pluggy.PluginManager):
     def ensure_group(self, kind: str) -> None:
         """Load the built-ins and entry points of ``kind``, once."""
         if kind not in GROUPS:
-            raise PluginError(f"unknown plugin kind {kind!r}; kinds are {', '.join(GROUPS)}")
+            raise _plugin_error(f"unknown plugin kind {kind!r}; kinds are {', '.join(GROUPS)}")
         if kind in self._loaded:
             return
         self._loaded.add(kind)
@@ -238,7 +237,7 @@ class PluginManager(pluggy.PluginManager):
             kind=kind,
         )
         if self.strict:
-            raise PluginError(failure.describe()) from exc
+            raise _plugin_error(failure.describe()) from exc
         self.failures[plugin_name] = failure
         if self.has_plugin(plugin_name):
             self.unregister(name=plugin_name)
@@ -248,6 +247,14 @@ class PluginManager(pluggy.PluginManager):
         fresh = [f for name, f in sorted(self.failures.items()) if name not in self._reported]
         self._reported.update(f.plugin for f in fresh)
         return fresh
+
+
+def _plugin_error(message: str) -> Exception:
+    # errors.py is imported only when something goes wrong: `toolscore --help` loads this
+    # module and never needs it (every module counts on that path; see bench/RESULTS.md).
+    from toolscore_core.kernel.errors import PluginError
+
+    return PluginError(message)
 
 
 def _truthy(value: str | None) -> bool:

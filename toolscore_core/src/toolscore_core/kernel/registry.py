@@ -15,7 +15,6 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from toolscore_core.kernel.errors import PluginConflictError, UnknownNameError
 from toolscore_core.kernel.plugins import CORE_DISTRIBUTION, GROUPS, PluginManager
 
 _SINGULAR = {
@@ -76,7 +75,14 @@ class Registry:
         else:
             self._entries[name] = entry
         if strict and name in self._conflicts:
-            raise PluginConflictError(self._conflict_message(name))
+            raise self._conflict(name)
+
+    def _conflict(self, name: str) -> Exception:
+        # errors.py is imported only on this path: `toolscore --help` builds a registry
+        # (of commands) and must not pay for modules it never uses.
+        from toolscore_core.kernel.errors import PluginConflictError
+
+        return PluginConflictError(self._conflict_message(name))
 
     def _conflict_message(self, name: str) -> str:
         who = " and ".join(f"{e.distribution} ({e.plugin})" for e in self._conflicts[name])
@@ -89,10 +95,12 @@ class Registry:
     def get(self, name: str) -> Any:
         """The item called ``name``; an unknown name gets did-you-mean suggestions."""
         if name in self._conflicts:
-            raise PluginConflictError(self._conflict_message(name))
+            raise self._conflict(name)
         try:
             return self._entries[name].item
         except KeyError:
+            from toolscore_core.kernel.errors import UnknownNameError
+
             raise UnknownNameError(
                 f"unknown {self.label} {name!r}",
                 expected=_choices(name, self.names()),
@@ -100,7 +108,7 @@ class Registry:
 
     def get_or_none(self, name: str) -> Any | None:
         if name in self._conflicts:
-            raise PluginConflictError(self._conflict_message(name))
+            raise self._conflict(name)
         entry = self._entries.get(name)
         return entry.item if entry else None
 
