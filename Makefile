@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
-DISTS  := toolscore_core toolscore_adapters toolscore_mcp toolscore_agent toolscore_export
+DISTS  := toolscore_core toolscore_adapters toolscore_mcp plugins/toolscore_providers toolscore_agent toolscore_export
 PYPROJECTS := $(foreach d,$(DISTS),$(d)/pyproject.toml) examples/third_party_plugin/pyproject.toml
 SERVERS := .cache/mcp-servers
 PYTEST_ARGS ?=
@@ -64,7 +64,7 @@ test: install-dev servers browser
 
 lint: install-dev
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy toolscore_core/src toolscore_adapters/src toolscore_mcp/src toolscore_agent/src toolscore_export/src examples/third_party_plugin/src
+	$(VENV)/bin/mypy $(foreach d,$(DISTS),$(d)/src) examples/third_party_plugin/src
 
 bench: install-dev
 	$(PY) bench/run_all.py

@@ -14,7 +14,18 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
-DISTRIBUTIONS = ["toolscore_core", "toolscore_adapters", "toolscore_mcp", "toolscore_agent", "toolscore_export"]
+DISTRIBUTIONS = ["toolscore_core", "toolscore_adapters", "toolscore_mcp", "toolscore_agent", "toolscore_export",
+                 "plugins/toolscore_providers"]
+
+
+def package(folder: str) -> str:
+    """The import package of a distribution folder (``plugins/toolscore_providers`` -> ``toolscore_providers``)."""
+    return Path(folder).name
+
+
+def test_every_plugin_distribution_is_listed_here():
+    found = {f"plugins/{p.parent.name}" for p in (ROOT / "plugins").glob("*/pyproject.toml")}
+    assert found <= set(DISTRIBUTIONS), f"add to DISTRIBUTIONS (and the Makefile): {sorted(found - set(DISTRIBUTIONS))}"
 
 
 def pyproject(folder: str) -> dict:
@@ -26,7 +37,7 @@ def test_versions_are_in_lockstep_with_package_versions():
     assert len(set(versions.values())) == 1, versions
     version = versions["toolscore_core"]
     for folder in DISTRIBUTIONS:
-        init = (ROOT / folder / "src" / folder / "__init__.py").read_text()
+        init = (ROOT / folder / "src" / package(folder) / "__init__.py").read_text()
         assert f'__version__ = "{version}"' in init, folder
 
 
@@ -42,12 +53,12 @@ def test_each_distribution_has_the_shape_the_design_asks_for():
     for folder in DISTRIBUTIONS:
         base = ROOT / folder
         assert (base / "README.md").is_file(), folder
-        assert (base / "src" / folder / "py.typed").is_file(), folder
+        assert (base / "src" / package(folder) / "py.typed").is_file(), folder
         data = pyproject(folder)
         assert data["build-system"]["build-backend"] == "hatchling.build"
         assert "tool" not in data or "pytest" not in data["tool"], "pytest config lives at the root only"
         if folder != "toolscore_core":
-            assert (base / "src" / folder / "plugin.py").is_file(), folder
+            assert (base / "src" / package(folder) / "plugin.py").is_file(), folder
 
 
 def test_entry_points_use_known_groups_and_name_the_plugin_module():

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ["toolscore_core/src", "toolscore_adapters/src", "toolscore_mcp/src", "toolscore_agent/src",
-           "toolscore_export/src", "examples/third_party_plugin/src"]
+           "toolscore_export/src", "plugins/toolscore_providers/src", "examples/third_party_plugin/src"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

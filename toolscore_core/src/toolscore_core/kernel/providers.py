@@ -11,11 +11,15 @@ Rules a provider follows:
 
 - Import the SDK inside methods, never at module top: the plugin module is imported
   whenever the ``providers`` group is, and ``toolscore --help`` must stay cheap.
-- Never execute anything and never retry: return the turn, or raise one of the
+- Never execute a tool: return the turn, or raise one of the
   :class:`~toolscore_core.kernel.errors.ProviderError` family (``RateLimited``,
   ``Overloaded``, ``Refused``, ``BadRequest``, ``ProviderTransportError``) with
-  ``retryable`` and ``retry_after`` filled in, so the caller owns the retry policy and the
-  budget governs waiting. Turn SDK retries off (``max_retries=0``) for the same reason.
+  ``retryable`` and ``retry_after`` filled in.
+- Retries are counted, never hidden. Turn the SDK's own retries off (``max_retries=0``): a
+  provider that retries rate-limited or overloaded answers itself (the API providers of
+  toolscore-providers do, honouring retry-after within a capped total wait) reports how many
+  it made (``last_retries``; ``retries`` on the error it finally raises), so a run row can say
+  "3 retries" instead of silently taking three times as long.
 - Malformed tool-call arguments are the model's failure, not the provider's: keep them with
   :meth:`ModelToolCall.parse` (``arguments=None``, the raw text kept) and let the harness
   report them to the model.
