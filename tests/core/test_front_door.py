@@ -122,6 +122,16 @@ def test_forbidden_rules_of_the_gold_file_and_the_flag_are_both_checked_and_list
     assert 'message="broken by call 1 read_text_file"' in xml
 
 
+def test_the_evaluation_carries_the_rules_it_was_checked_against(tmp_path: Path) -> None:
+    from toolscore_core.scoring.evaluation import evaluate_trace
+
+    gold = _gold(tmp_path, forbidden=[{"tool": "read_text_file", "reason": "no reading"}])
+    evaluation = evaluate_trace(gold, EXAMPLE1 / "session_calls.json",
+                                forbidden=[{"tool": "delete_file", "reason": "no deleting"}])
+    assert [(r.tool, r.reason) for r in evaluation.forbidden] == [
+        ("read_text_file", "no reading"), ("delete_file", "no deleting")]
+
+
 def test_regression_goes_through_the_same_door(invoke: Any, tmp_path: Path) -> None:
     gold = _gold(tmp_path)
     baseline = tmp_path / "baseline.json"

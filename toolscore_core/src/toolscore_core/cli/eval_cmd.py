@@ -127,18 +127,7 @@ def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None,
         plugin_manager=app.pm,
         metric_options=metric_options,
     )
-    return evaluation, [*_gold_rules(gold), *extra_rules]
-
-
-def _gold_rules(gold: str) -> tuple[Any, ...]:
-    """The gold file's own forbidden rules, for the reports that list every rule.
-
-    Read after ``evaluate_trace`` accepted the file, so this cannot fail; the evaluation
-    record does not carry its rules (only the violations), which is why it is read again.
-    """
-    from toolscore_core.scoring.contracts import load_contract
-
-    return tuple(load_contract(Path(gold)).forbidden)
+    return evaluation, list(evaluation.forbidden)
 
 
 def write_report(exporter: Any, evaluation: Any, output: str | None, *, forbidden: list[Any]) -> None:

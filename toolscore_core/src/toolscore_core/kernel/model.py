@@ -211,6 +211,9 @@ class Evaluation:
     actual: Trace = attrs.field(factory=Trace)
     mode: str = "default"
     min_score: float | None = None
+    # the forbidden rules the calls were checked against (the gold file's, then the extra
+    # ones), so reports that list every rule never read the gold file a second time
+    forbidden: tuple[ForbiddenRule, ...] = attrs.field(factory=tuple, converter=_as_tuple)
 
     def to_dict(self, **options: Any) -> dict[str, Any]:
         """The versioned, JSON-safe, redacted, bounded record (see toolscore_core.scoring.evaluation_dict)."""

@@ -484,6 +484,7 @@ def _evaluate_loaded(
         actual=trace,
         mode=mode,
         min_score=min_score,
+        forbidden=tuple(rules),
     )
 
 
