@@ -139,9 +139,11 @@ def evaluation_from_dict(data: dict[str, Any]) -> Evaluation:
                      reason=p.get("reason", ""), mismatches=tuple(p.get("mismatches") or ()))
             for p in data.get("pairs", [])
         )
+        # typed Any: mypy cannot tell which keyword each float lands on
+        metric_values: dict[str, Any] = {name: float(data[name]) for name in METRIC_FIELDS}
         return Evaluation(
             score=float(data["score"]), grade=data["grade"], verdict=data["verdict"],
-            **{name: float(data[name]) for name in METRIC_FIELDS},
+            **metric_values,
             weights=dict(data.get("weights") or {}), metrics=dict(data.get("metrics") or {}),
             findings=findings, policy_violations=list(data.get("policy_violations") or []), pairs=pairs,
             expected=expected,
