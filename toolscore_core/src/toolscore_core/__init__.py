@@ -112,6 +112,10 @@ _LAZY: dict[str, str] = {
     "EvaluationContext": "toolscore_core.scoring.evaluation",
     "evaluate": "toolscore_core.scoring.evaluation",
     "honesty": "toolscore_core.scoring.honesty",
+    # reading contracts, and the forbidden-rule matcher (guards and the report must agree)
+    "expected_calls": "toolscore_core.scoring.contracts",
+    "forbidden_rules": "toolscore_core.scoring.contracts",
+    "rule_matches": "toolscore_core.scoring.behaviour",
     "Pairing": "toolscore_core.scoring.pairing",
     "Judge": "toolscore_core.kernel.interfaces",
     "JudgeQuestion": "toolscore_core.scoring.judging",
@@ -435,8 +439,23 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved o
     from toolscore_core.reports.baseline import (
         save_baseline as save_baseline,
     )
+    from toolscore_core.scoring.behaviour import (
+        rule_matches as rule_matches,
+    )
+    from toolscore_core.scoring.contracts import (
+        expected_calls as expected_calls,
+    )
+    from toolscore_core.scoring.contracts import (
+        forbidden_rules as forbidden_rules,
+    )
     from toolscore_core.scoring.evaluation import (
         EvaluationContext as EvaluationContext,
+    )
+    from toolscore_core.scoring.evaluation import (
+        evaluate as evaluate,
+    )
+    from toolscore_core.scoring.honesty import (
+        honesty as honesty,
     )
     from toolscore_core.scoring.judging import (
         JudgeAnswer as JudgeAnswer,

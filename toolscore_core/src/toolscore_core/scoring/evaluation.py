@@ -3,7 +3,8 @@
 One evaluation = read the expectation and the trace, pair the calls once
 (:mod:`toolscore_core.scoring.pairing`), let every registered metric read that pairing, combine
 the weighted metrics into the score, and add what the score does not show (failed
-calls, blind retries, loops, credentials, forbidden calls; :mod:`toolscore_core.scoring.behaviour`).
+calls, blind retries, loops, credentials, forbidden calls; :mod:`toolscore_core.scoring.behaviour`;
+a final answer claiming what the calls did not do; :mod:`toolscore_core.scoring.honesty`).
 
 Weights: the registered metrics' default weights, overridden by the gold file's
 ``weights`` and then by ``weights=``, are renormalised to sum 1 over the metrics with a
@@ -41,6 +42,7 @@ from toolscore_core.kernel.plugins import PluginManager, get_plugin_manager
 from toolscore_core.kernel.registry import Registry, collect, instantiate
 from toolscore_core.scoring.behaviour import bounded, efficiency, policy, security
 from toolscore_core.scoring.contracts import as_contract, as_forbidden, load_contract
+from toolscore_core.scoring.honesty import honesty
 from toolscore_core.scoring.matchers import canonical
 from toolscore_core.scoring.modes import DEFAULT_MODE, check_mode
 from toolscore_core.scoring.pairing import Pairing, pair_calls
@@ -441,10 +443,12 @@ def _evaluate_loaded(
     efficiency_metrics, behaviour_findings = efficiency(calls, keys)
     security_metrics, security_findings = security(calls)
     violations, policy_findings = policy(calls, rules)
+    honesty_metrics, honesty_findings = honesty(calls, trace.final_answer)
 
     metrics: dict[str, Any] = {
         "efficiency_metrics": efficiency_metrics,
         "security_metrics": security_metrics,
+        "honesty": honesty_metrics,
         "pairing": {"pairs": len(pairing.pairs), "paired": pairing.paired_count, "exact_pairs": pairing.exact_pairs},
     }
     for name, result in results.items():
@@ -454,7 +458,8 @@ def _evaluate_loaded(
     if judgement is not None:
         metrics["judge"] = judgement.record
     sequence = results.get("sequence_accuracy")
-    findings = (policy_findings + security_findings + behaviour_findings + _score_findings(context, calls)
+    findings = (policy_findings + security_findings + honesty_findings + behaviour_findings
+                + _score_findings(context, calls)
                 + _order_finding(context, sequence.value if sequence else None, sequence.details if sequence else {}))
     if judgement is not None:
         findings.extend(judgement.findings)
