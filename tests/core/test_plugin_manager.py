@@ -161,3 +161,35 @@ def test_raising_registration_hook_loses_only_its_items(fake_entry_points):
     registry = collect(pm, "metrics")
     assert "fake_metric" in registry
     assert "raises" in pm.failures and "boom at registration" in str(pm.failures["raises"].error)
+
+
+def test_threads_asking_for_a_group_at_once_all_see_it_fully_loaded():
+    # A study's worker threads each evaluate a run: the first to ask loads the metrics, the
+    # others must wait for it instead of reading a half-loaded (empty) registry.
+    import threading
+    import time
+
+    from toolscore_core.kernel.plugins import PluginManager
+    from toolscore_core.kernel.registry import collect
+
+    class SlowToLoad(PluginManager):
+        def _load_group(self, kind: str) -> None:
+            time.sleep(0.2)  # an entry point whose import takes a while
+            super()._load_group(kind)
+
+    pm = SlowToLoad(autoload=False, strict=True)
+    seen: list[list[str]] = []
+    start = threading.Barrier(6)
+
+    def worker() -> None:
+        start.wait()
+        seen.append(collect(pm, "metrics").names())
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert len(seen) == 6
+    assert all("selection_accuracy" in names for names in seen), seen
+    assert len({tuple(names) for names in seen}) == 1

@@ -15,6 +15,7 @@ import functools
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -142,6 +143,10 @@ class PluginManager(pluggy.PluginManager):
         self.failures: dict[str, PluginFailure] = {}
         self.provenance: dict[str, Provenance] = {}
         self._loaded: set[str] = set()
+        self._loading: set[str] = set()
+        # Worker threads (a study's runs) may ask for a group at the same moment: one loads it,
+        # the others wait, and nobody sees a half-loaded group (an empty metrics registry).
+        self._group_lock = threading.RLock()
         self._reported: set[str] = set()
         if os.environ.get(ENV_DEBUG):
             self.trace.root.setwriter(sys.stderr.write)
@@ -190,12 +195,23 @@ class PluginManager(pluggy.PluginManager):
             self.provenance[registered_name] = provenance
 
     def ensure_group(self, kind: str) -> None:
-        """Load the built-ins and entry points of ``kind``, once."""
+        """Load the built-ins and entry points of ``kind``, once (thread-safe)."""
         if kind not in GROUPS:
             raise _plugin_error(f"unknown plugin kind {kind!r}; kinds are {', '.join(GROUPS)}")
         if kind in self._loaded:
             return
-        self._loaded.add(kind)
+        with self._group_lock:
+            # a plugin that asks for its own group while loading gets what is there so far
+            if kind in self._loaded or kind in self._loading:
+                return
+            self._loading.add(kind)
+            try:
+                self._load_group(kind)
+            finally:
+                self._loading.discard(kind)
+                self._loaded.add(kind)
+
+    def _load_group(self, kind: str) -> None:
         if self.use_builtins:
             for modname in BUILTINS.get(kind, ()):
                 module = importlib.import_module(modname)
