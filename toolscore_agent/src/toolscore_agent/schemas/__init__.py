@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with toolscore-agent (read with importlib.resources)."""
