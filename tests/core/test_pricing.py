@@ -247,3 +247,17 @@ def test_pricing_is_public_kernel_api() -> None:
         assert name in toolscore_core.__all__
     assert toolscore_core.Price is Price
     assert toolscore_core.price_for is price_for
+
+
+def test_cached_input_is_priced_where_the_price_sheet_has_a_rule() -> None:
+    from toolscore_core import PRICE_TABLE, Usage, cost_usd
+
+    # Anthropic: cache reads at a tenth of the input price; OpenAI's gpt-5 family likewise
+    assert PRICE_TABLE["claude-sonnet-4-5"].cached_input_per_million == 0.3
+    assert PRICE_TABLE["gpt-5"].cached_input_per_million == 0.125
+    assert PRICE_TABLE["gpt-4o"].cached_input_per_million == 1.25
+    # a model with no rule bills cached input at the full input price: never an understatement
+    assert PRICE_TABLE["gemini-2.5-pro"].cached_input_per_million is None
+    half_cached = Usage(input_tokens=2_000_000, output_tokens=0, cached_tokens=1_000_000)
+    assert cost_usd(half_cached, PRICE_TABLE["claude-sonnet-4-5"]) == pytest.approx(3.0 + 0.3)
+    assert cost_usd(half_cached, PRICE_TABLE["gemini-2.5-pro"]) == pytest.approx(2.5)

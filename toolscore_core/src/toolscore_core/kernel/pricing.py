@@ -103,10 +103,24 @@ _TABLE_ROWS: tuple[tuple[str, float, float, str], ...] = (
     ("gemini-1.5-flash", 0.075, 0.30, TABLE_SOURCE_LIST_PRICES),
 )
 
+#: Input read from a prompt cache, per million tokens, where the provider's price sheet has a
+#: rule for it: Anthropic bills cache reads at 0.1x the model's input price; OpenAI's list
+#: prices give the gpt-5 family 0.1x and the gpt-4o family 0.5x. Models not listed here bill
+#: cached input at the full input price, which can only overstate a cost, never hide one.
+_CACHED_INPUT: Mapping[str, float] = {
+    **{name: round(price * 0.1, 6) for name, price, _out, _src in _TABLE_ROWS if name.startswith("claude-")},
+    "gpt-5": 0.125,
+    "gpt-5-mini": 0.025,
+    "gpt-5-nano": 0.005,
+    "gpt-4o": 1.25,
+    "gpt-4o-mini": 0.075,
+}
+
 #: The built-in price table: model name (lower case) -> Price. Read-only: pass
 #: ``overrides`` to :func:`price_for` instead of changing it.
 PRICE_TABLE: Mapping[str, Price] = MappingProxyType(
-    {name: Price(input_price, output_price, source) for name, input_price, output_price, source in _TABLE_ROWS}
+    {name: Price(input_price, output_price, source, cached_input_per_million=_CACHED_INPUT.get(name))
+     for name, input_price, output_price, source in _TABLE_ROWS}
 )
 
 # A dated or aliased snapshot of a priced model costs what the model costs:
