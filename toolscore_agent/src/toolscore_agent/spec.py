@@ -57,6 +57,7 @@ from toolscore_core import (
     Price,
     expected_calls,
     forbidden_rules,
+    json_path,
     load_data_file,
     price_for,
     price_from_data,
@@ -100,19 +101,6 @@ def _validator() -> Callable[[Any], Any]:
     return fastjsonschema.compile(schema())
 
 
-def _path(parts: Sequence[str | int]) -> str:
-    """``['arms', 1, 'model']`` -> ``$.arms[1].model``."""
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part.isidentifier():
-            out += f".{part}"
-        else:
-            out += f"[{json.dumps(part)}]"
-    return out
-
-
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
@@ -151,7 +139,7 @@ def _schema_error(exc: Any, data: Any, file: str | None) -> InputError:
     if rule == "additionalProperties":
         known = sorted(definition.get("properties", {}))
         extra = next((str(k) for k in (value or {}) if k not in known), "?")
-        where = _path(parts)
+        where = json_path(parts)
         parts = [*parts, extra]
         message = f"unknown key {extra!r}"
         hint = _did_you_mean(extra, known)
@@ -163,7 +151,7 @@ def _schema_error(exc: Any, data: Any, file: str | None) -> InputError:
         missing = next((k for k in definition.get("required", []) if k not in (value or {})), "?")
         message = f"the key {missing!r} is missing"
         wanted = None
-        hint = f"Add {missing}: to " + ("the top level" if not parts else _path(parts))
+        hint = f"Add {missing}: to " + ("the top level" if not parts else json_path(parts))
     elif rule == "type":
         types = definition.get("type")
         names = types if isinstance(types, list) else [types]
@@ -196,7 +184,7 @@ def _schema_error(exc: Any, data: Any, file: str | None) -> InputError:
         wanted = wanted or f"text matching {definition.get('pattern')}"
     else:
         message = str(exc.message).split(" ", 1)[-1]
-    return InputError(message, file=file, location=_path(parts), expected=wanted, hint=hint)
+    return InputError(message, file=file, location=json_path(parts), expected=wanted, hint=hint)
 
 
 _TYPE_WORDS = {"string": "a string", "integer": "a whole number", "number": "a number",
@@ -208,7 +196,7 @@ def _check_keys(value: Any, parts: list[str | int], file: str | None) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
-                raise InputError(f"the key {key!r} is {_kind(key)}", file=file, location=_path(parts),
+                raise InputError(f"the key {key!r} is {_kind(key)}", file=file, location=json_path(parts),
                                  expected="keys that are strings", hint="Quote the key")
             _check_keys(item, [*parts, key], file)
     elif isinstance(value, list):
@@ -256,7 +244,7 @@ class _Reader:
 
     def error(self, message: str, parts: Sequence[str | int], *, expected: str | None = None,
               hint: str | None = None) -> InputError:
-        return InputError(message, file=self.file, location=_path(parts), expected=expected, hint=hint)
+        return InputError(message, file=self.file, location=json_path(parts), expected=expected, hint=hint)
 
     def spec(self) -> AgentSpec:
         data = self.data
@@ -439,8 +427,8 @@ class _Reader:
     def price(self, raw: Any, parts: list[str | int], model: str) -> Price | None:
         """The spec's price for ``model``: one price, or the model's entry of a by-model mapping."""
         if not _by_model(raw):
-            return price_from_data(raw, file=self.file, location=_path(parts))
-        table = {name: price_from_data(value, file=self.file, location=_path([*parts, name]))
+            return price_from_data(raw, file=self.file, location=json_path(parts))
+        table = {name: price_from_data(value, file=self.file, location=json_path([*parts, name]))
                  for name, value in raw.items()}
         found = price_for(model, table)
         return found if any(found is entry for entry in table.values()) else None

@@ -91,6 +91,7 @@ _LAZY: dict[str, str] = {
     # reading input
     "load_trace": "toolscore_core.kernel.traces",
     "load_data_file": "toolscore_core.kernel.files",
+    "json_path": "toolscore_core.kernel.files",
     # run rows and their JSONL file (agent harness writes; compare, export, regrade read)
     "RUN_RECORD_VERSION": "toolscore_core.kernel.runs",
     "RunRow": "toolscore_core.kernel.runs",
@@ -213,6 +214,9 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved o
     )
     from toolscore_core.kernel.exporters import (
         find_exporter as find_exporter,
+    )
+    from toolscore_core.kernel.files import (
+        json_path as json_path,
     )
     from toolscore_core.kernel.files import (
         load_data_file as load_data_file,

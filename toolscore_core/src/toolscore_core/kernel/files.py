@@ -8,7 +8,7 @@ what the data means; callers validate its shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +119,7 @@ def load_data_file(path: str | Path, *, allow_json_lines: bool = False) -> Any:
     return parse_json_text(text, file=p)
 
 
-def json_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
+def json_path(parts: Sequence[str | int]) -> str:
     """``['a', 0, 'b']`` -> ``$.a[0].b`` (the place inside a file, for error messages)."""
     out = "$"
     for part in parts:
