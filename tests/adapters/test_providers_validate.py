@@ -76,6 +76,20 @@ def test_credentials_in_arguments_are_redacted(run, tmp_path):
         assert key not in out and "AKIA…LE" in out
 
 
+def test_credentials_in_the_final_answer_are_redacted(run, tmp_path):
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps([
+        {"role": "assistant", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "get_token", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "ok"},
+        {"role": "assistant", "content": f"Your token is {key}, keep it safe."}]))
+    for args in ((str(path),), (str(path), "--json")):
+        result = run(*args)
+        assert result.exit_code == 0, result.output
+        assert key not in result.stdout and "Your token is" in result.stdout
+
+
 def test_no_tool_call_is_exit_2_saying_what_was_detected(run, tmp_path):
     path = tmp_path / "chat.json"
     path.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))

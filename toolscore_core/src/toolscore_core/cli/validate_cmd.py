@@ -105,7 +105,8 @@ def report_data(path: Path, trace: Trace, ranking: list[tuple[str, float]], forc
             }
             for i, c in enumerate(trace.calls)
         ],
-        "final_answer": trace.final_answer,
+        # the answer is text from outside like any other: credentials in it are never printed
+        "final_answer": None if trace.final_answer is None else truncate(redact(str(trace.final_answer)), 10_000),
         "unmatched_results": list(trace.metadata.get("unmatched_results", [])),
     }
 
