@@ -140,3 +140,20 @@ def test_redact_head_matches_full_redaction_on_its_prefix() -> None:
     stuffed = " ".join([AWS] * 400) + " tail"
     assert redact_head(stuffed, 500) == redact_text(stuffed)[:500]
     assert "AKIAIOS" not in redact_head(stuffed, 3000)
+
+
+def test_a_forbidden_rules_reason_is_redacted_wherever_it_is_shown() -> None:
+    # Policy files are text from outside: a reason quoting a key must not print the key.
+    from toolscore import evaluate
+
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    evaluation = evaluate(
+        [{"tool": "upload"}],
+        [{"tool": "upload", "args": {"bucket": "b"}}],
+        forbidden=[{"tool": "upload", "reason": f"never upload with {key}"}],
+    )
+    assert evaluation.policy_violations, "the rule should fire"
+    record = json.dumps(evaluation.to_dict(), ensure_ascii=False)
+    shown = [f.message for f in evaluation.findings] + [f.fix or "" for f in evaluation.findings]
+    assert key not in record and not any(key in text for text in shown)
+    assert "AKIA…LE" in record

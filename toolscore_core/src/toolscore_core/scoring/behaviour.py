@@ -18,7 +18,7 @@ from typing import Any
 from toolscore_core.kernel.jsonsafe import MAX_ITEMS, MAX_STRING, bounded
 from toolscore_core.kernel.model import Finding, ForbiddenRule, ToolCall
 from toolscore_core.scoring.matchers import Regex, canonical, matches
-from toolscore_core.scoring.secrets import find_secrets
+from toolscore_core.scoring.secrets import find_secrets, redact_text
 
 
 def _tool_counts(calls: Sequence[ToolCall], indexes: Sequence[int]) -> str:
@@ -166,7 +166,8 @@ def policy(calls: Sequence[ToolCall], rules: Sequence[ForbiddenRule]) -> tuple[l
         for r, rule in enumerate(rules):
             if not rule_matches(rule, call):
                 continue
-            reason = rule.reason or "forbidden call"
+            # a rule's reason comes from a policy file: redacted and bounded like any outside text
+            reason = bounded(redact_text(rule.reason), max_string=300) if rule.reason else "forbidden call"
             violations.append({"index": i, "tool": call.tool, "rule": r, "reason": reason,
                                "args": bounded(call.args, max_string=200)})
             if len(findings) < MAX_ITEMS:
