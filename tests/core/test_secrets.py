@@ -157,3 +157,12 @@ def test_a_forbidden_rules_reason_is_redacted_wherever_it_is_shown() -> None:
     shown = [f.message for f in evaluation.findings] + [f.fix or "" for f in evaluation.findings]
     assert key not in record and not any(key in text for text in shown)
     assert "AKIA…LE" in record
+
+
+def test_an_expected_calls_description_is_redacted_in_the_record() -> None:
+    from toolscore import evaluate
+
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    evaluation = evaluate([{"tool": "upload", "description": f"upload with {key}"}], [{"tool": "upload"}])
+    [expected] = evaluation.to_dict()["expected"]
+    assert key not in expected["description"] and expected["description"].startswith("upload with AKIA")

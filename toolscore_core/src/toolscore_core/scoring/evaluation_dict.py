@@ -64,7 +64,8 @@ def evaluation_to_dict(evaluation: Evaluation, *, max_string: int = MAX_STRING, 
             act_to_exp[p.actual_index] = p.expected_index
     expected = [
         {"index": i, "tool": e.tool, "args": bounded(to_json_form(e.args), **limits) if e.args is not None else None,
-         "description": e.description, "paired_with": exp_to_act.get(i)}
+         "description": bounded(e.description, **limits) if e.description is not None else None,
+         "paired_with": exp_to_act.get(i)}
         for i, e in enumerate(evaluation.expected)
     ]
     actual = [
