@@ -26,7 +26,6 @@ SKIPPED_PARTS = frozenset({".venv", ".cache", ".git", "__pycache__", ".mypy_cach
 
 # what each pattern catches, so a failure says why the text is refused
 OUTSIDE_PATHS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("the work area outside the repository", re.compile(r"/work/")),
     ("the shared spec folders", re.compile(r"shared/seeds|shared/reference|\.\./shared")),
     ("the library folder", re.compile(r"(?<![\w-])\.library\b")),
     ("a home directory", re.compile(r"(?<![\w.])(?:/home/[^/\s`'\"]+/|/Users/[^/\s`'\"]+/|/root/)")),
@@ -68,13 +67,24 @@ def prose(path: Path) -> Iterator[tuple[int, str]]:
             yield constant.lineno + offset, line
 
 
+def patterns_for(root: Path) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The fixed patterns, plus the absolute folder the checked tree sits in: read from the
+    disk, not written here, so the check names no machine's layout and follows the tree
+    wherever it is cloned."""
+    parent = root.resolve().parent
+    if parent == parent.parent:  # the tree sits at the top of the file system
+        return OUTSIDE_PATHS
+    return (*OUTSIDE_PATHS, ("the folder around the repository", re.compile(re.escape(parent.as_posix() + "/"))))
+
+
 def outside_paths(root: Path) -> list[str]:
     """``file:line names <what>: <the text>`` for every outside path under ``root``."""
     problems = []
+    checks = patterns_for(root)
     for path in checked_files(root):
         where = path.relative_to(root).as_posix()
         for line, text in prose(path):
-            named = [what for what, pattern in OUTSIDE_PATHS if pattern.search(text)]
+            named = [what for what, pattern in checks if pattern.search(text)]
             if named:
                 problems.append(f"{where}:{line} names {' and '.join(named)}: {text.strip()[:120]}")
     return problems
@@ -93,15 +103,16 @@ def test_no_prose_names_a_path_outside_the_repository() -> None:
 
 
 def test_each_pattern_and_each_kind_of_file_is_checked(tmp_path: Path) -> None:
+    around = tmp_path.resolve().parent.as_posix()  # where this tree sits: outside it
     files = {
-        "docs/a.md": "See /work/notes/plan.md for details.\n",
+        "docs/a.md": f"See {around}/notes/plan.md for details.\n",
         "pkg/mod.py": '"""Read shared/seeds/one.txt first."""\n\nPATH = "/root/data"  # from ../shared/x\n',
         "pkg/other.py": 'def f():\n    """Uses the .library index."""\n    return "/home/ada/acme-api"\n',
         "pyproject.toml": "# built from shared/reference/notes.md\n",
         "ci.yml": "run: cd /Users/ada/repo/\n",
         "data.json": '{"see": "/home/ada/x"}\n',
-        "tests/core/fixtures/session.json": '{"cwd": "/work/x"}\n',
-        ".venv/lib/site.py": "# /work/x\n",
+        "tests/core/fixtures/session.json": f'{{"cwd": "{around}/x"}}\n',
+        ".venv/lib/site.py": f"# {around}/x\n",
         "docs/fine.md": "A path such as /path/to/sessions/notes.jsonl, or pydantic.library.\n",
     }
     for name, text in files.items():
@@ -111,7 +122,7 @@ def test_each_pattern_and_each_kind_of_file_is_checked(tmp_path: Path) -> None:
     assert [p.split(": ", 1)[0] for p in problems] == [
         "ci.yml:1 names a home directory",
         "data.json:1 names a home directory",
-        "docs/a.md:1 names the work area outside the repository",
+        "docs/a.md:1 names the folder around the repository",
         "pkg/mod.py:3 names the shared spec folders",
         "pkg/mod.py:1 names the shared spec folders",
         "pkg/other.py:2 names the library folder",
