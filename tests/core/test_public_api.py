@@ -275,3 +275,35 @@ def test_a_broken_baseline_is_an_input_error_naming_the_file(tmp_path: Path) -> 
     with pytest.raises(InputError) as caught:
         load_baseline(path)
     assert caught.value.file == str(path) and "not a Toolscore baseline" in caught.value.message
+
+
+def test_lazy_attributes_load_on_first_use_and_say_what_to_install(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    import pytest
+
+    from toolscore_core import lazy_attributes
+
+    package = types.ModuleType("lazy_demo_pkg")
+    monkeypatch.setitem(sys.modules, "lazy_demo_pkg", package)
+    names = {"dumps": "json", "Thing": "not_installed_dist.things"}
+    package.__getattr__, package.__dir__ = lazy_attributes("lazy_demo_pkg", names, extra=("__version__",))
+
+    import json
+
+    assert package.dumps is json.dumps and package.__dict__["dumps"] is json.dumps  # cached after first use
+    assert dir(package) == ["Thing", "__version__", "dumps"]
+    with pytest.raises(ImportError, match=r"needs the not-installed-dist distribution.*pip install not-installed-dist"):
+        package.Thing  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        package.nope  # noqa: B018
+
+
+def test_every_distribution_package_resolves_its_lazy_names():
+    import toolscore_agent
+    import toolscore_providers
+
+    assert toolscore_providers.ScriptedProvider.name == "scripted"
+    assert toolscore_agent.run_study.__module__ == "toolscore_agent.study"
+    assert "run_agent" in dir(toolscore_agent) and "__version__" in dir(toolscore_providers)

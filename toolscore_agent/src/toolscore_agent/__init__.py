@@ -9,8 +9,7 @@ toolscore-providers' own.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from toolscore_core import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -48,21 +47,4 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", *sorted(_LAZY)]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolscore_agent' has no attribute {name!r}")
-    try:
-        imported = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name):
-            raise  # something the module itself needs is missing: say that, not this
-        raise AttributeError(f"toolscore_agent.{name} needs {module}, which is not installed "
-                             f"(pip install {module.split('.')[0].replace('_', '-')})") from None
-    value = getattr(imported, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, extra=("__version__",))

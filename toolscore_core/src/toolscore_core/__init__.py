@@ -8,6 +8,8 @@ distributions) import only these names. Heavy names are resolved on first use so
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -143,7 +145,7 @@ _LAZY: dict[str, str] = {
     "compare_baseline": "toolscore_core.reports.baseline",
 }
 
-__all__ = ["__version__", "hookimpl", *sorted(_LAZY)]
+__all__ = ["__version__", "hookimpl", "lazy_attributes", *sorted(_LAZY)]
 
 if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved on first use
     from toolscore_core.cli import (
@@ -478,14 +480,41 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved o
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolscore_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def lazy_attributes(package: str, names: Mapping[str, str], *, extra: Iterable[str] = ()) -> tuple[
+        Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for a package whose public names load on first use.
+
+    Every distribution's package keeps its names lazy (so ``toolscore --help``, which imports
+    each plugin's package, loads no SDK, MCP client or scoring code); this is the one
+    implementation of that, so they all fail the same way. ``names`` maps a public name to
+    the module defining it; ``extra`` lists the names defined in the package itself. A name
+    whose module belongs to a distribution that is not installed raises an ImportError that
+    says what to install (an AttributeError's message would be replaced by Python's own
+    during ``from package import name``).
+    """
+    namespace = sys.modules[package].__dict__
+
+    def __getattr__(name: str) -> Any:
+        target = names.get(name)
+        if target is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            top = target.split(".")[0]
+            if exc.name is None or exc.name.split(".")[0] != top:
+                raise  # something that module needs is missing: say that, not this
+            distribution = top.replace("_", "-")
+            raise ImportError(f"{package}.{name} needs the {distribution} distribution, which is not "
+                              f"installed: pip install {distribution}") from None
+        value = getattr(module, name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*names, *extra})
+
+    return __getattr__, __dir__
 
 
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, extra=("__version__", "hookimpl", "lazy_attributes"))

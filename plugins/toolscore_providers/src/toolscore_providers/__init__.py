@@ -10,8 +10,7 @@ Names resolve on first use so importing the package (as plugin listing does) loa
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from toolscore_core import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -28,14 +27,4 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", *sorted(_LAZY)]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolscore_providers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, extra=("__version__",))
