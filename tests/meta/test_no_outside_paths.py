@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import tempfile
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,13 +69,16 @@ def prose(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def patterns_for(root: Path) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """The fixed patterns, plus the absolute folder the checked tree sits in: read from the
-    disk, not written here, so the check names no machine's layout and follows the tree
-    wherever it is cloned."""
-    parent = root.resolve().parent
-    if parent == parent.parent:  # the tree sits at the top of the file system
-        return OUTSIDE_PATHS
-    return (*OUTSIDE_PATHS, ("the folder around the repository", re.compile(re.escape(parent.as_posix() + "/"))))
+    """The fixed patterns, plus the tree's own absolute path and the folder it sits in, read
+    from the disk rather than written here, so the check names no machine's layout and follows
+    the tree wherever it is cloned. A clone placed straight into the system's temporary folder
+    (as CI does) leaves that folder out: ``/tmp/...`` in an example is not a machine's layout."""
+    here = root.resolve()
+    checks = [*OUTSIDE_PATHS, ("the repository's own absolute path", re.compile(re.escape(here.as_posix() + "/")))]
+    parent = here.parent
+    if parent != parent.parent and parent != Path(tempfile.gettempdir()).resolve():
+        checks.append(("the folder around the repository", re.compile(re.escape(parent.as_posix() + "/"))))
+    return tuple(checks)
 
 
 def outside_paths(root: Path) -> list[str]:
