@@ -125,15 +125,16 @@ def _secret_word(key: str) -> bool:
 
 
 def _redacted_command(command: Iterable[str] | str | None) -> tuple[str, ...] | None:
-    """An argv tuple with credentials in known vendor formats replaced by their previews."""
+    """An argv tuple with credentials hidden: known key formats, URL passwords, secret-named
+    values and the values of flags such as ``--token X`` (the shared ``redact_command``)."""
     if command is None:
         return None
     if isinstance(command, str):
         raise TypeError("server command must be a list of arguments, not one string (split it with shlex)")
     # re + attrs only, so cheap; imported here because the kernel never imports scoring at its top
-    from toolscore_core.scoring.secrets import redact_text
+    from toolscore_core.scoring.secrets import redact_command
 
-    return tuple(redact_text(str(argument)) for argument in command)
+    return tuple(redact_command([str(argument) for argument in command]))
 
 
 def _env_names(env: Iterable[str] | Mapping[str, Any]) -> tuple[str, ...]:

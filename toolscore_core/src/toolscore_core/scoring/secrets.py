@@ -4,45 +4,95 @@ Why only distinctive formats: a detector that flags every long random-looking st
 (UUIDs, content hashes, order ids) buries the one real leak under noise, so people stop
 reading it. Each pattern here is a format a vendor chose to be recognisable (a fixed
 prefix and a fixed alphabet or length): OpenAI, Anthropic, GitHub, AWS access key ids,
-Google API keys, Slack tokens, Stripe keys and PEM private-key blocks.
+Google API keys, Slack tokens, Stripe keys, JWTs, PEM and PGP private-key blocks. Three
+shapes are recognised by where a value sits rather than by what it looks like, because
+their place says "secret" as clearly as a vendor prefix does: the password in
+``scheme://user:password@host``, the value of a query or assignment named like a secret
+(``?key=``, ``&sig=``, ``access_token=``, ``api_key=``, ``password=``) and the token
+after ``Bearer``.
+
+A key must start a token (``task-sk-…`` is a slug, not a key), but text is often encoded
+on its way to us, so a key right after ``_`` (``TOKEN_ghp_…``), a percent escape
+(``Bearer%20sk-…``, ``%22``, ``%3D``) or a backslash escape (a literal ``\\n`` or
+``\\u0022`` in JSON-escaped text) starts a token too.
+
+Why it stays linear on a 10 MB value: every pattern starts with a literal anchor that the
+regex engine finds with a fast substring search, and matches a bounded number of
+characters there; only a candidate that passes is extended to the end of its run, and the
+scan then goes on after that run. Nothing is tried twice at the same place, so no input
+makes the scan quadratic (tests feed it adversarial near-misses).
 
 A secret is never stored or printed whole: :func:`preview` keeps the first four and the
 last two characters (``AKIA…LE``) and :func:`redact` returns a deep copy of a value with
-every secret replaced by its preview. The MCP recorder and every report use these two.
+every secret replaced by its preview; a password or a secret-named value, whose format we
+do not know, is replaced by ``…`` alone. The MCP recorder and every report use these, and
+:func:`redact_command` cleans a server command line, URL or stderr text before it is shown.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, overload
 
 import attrs
 
-# (kind, anchors, pattern matched AT an anchor). Anchors are literal prefixes found with
-# str.find, which is far faster on a 10 MB value than letting a regex scan every position.
-# Order matters where prefixes overlap: Anthropic before OpenAI.
-_SPECS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("pem_private_key", ("-----BEGIN ",),
-     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"),
-    ("anthropic_api_key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9_\-])"),
-    ("openai_api_key", ("sk-",),
-     r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9_\-])"),
-    ("github_token", ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
-     r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_\-])"),
-    ("aws_access_key_id", ("AKIA", "ASIA"), r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    ("google_api_key", ("AIza",), r"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"),
-    ("slack_token", ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"), r"xox[abprs]-[A-Za-z0-9\-]{10,}(?![A-Za-z0-9_\-])"),
-    ("stripe_key", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
-     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9_\-])"),
+# A candidate is found with `find` (a literal anchor + a bounded body), then extended with
+# `run` (the rest of the token's alphabet). Order gives priority where hits overlap.
+_VENDOR: tuple[tuple[str, str, str, str | None], ...] = (
+    ("anthropic_api_key", "sk-ant-", r"[A-Za-z0-9_\-]{20}", r"[A-Za-z0-9_\-]*"),
+    ("openai_api_key", "sk-", r"(?!ant-)[A-Za-z0-9_\-]{20}", r"[A-Za-z0-9_\-]*"),
+    *(("github_token", prefix, r"[A-Za-z0-9]{36}", r"[A-Za-z0-9]*") for prefix in ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
+    ("github_token", "github_pat_", r"[A-Za-z0-9_]{22}", r"[A-Za-z0-9_]*"),
+    *(("aws_access_key_id", prefix, r"[A-Z0-9]{16}(?![A-Za-z0-9])", None) for prefix in ("AKIA", "ASIA")),
+    ("google_api_key", "AIza", r"[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", None),
+    *(("slack_token", prefix, r"[A-Za-z0-9\-]{10}", r"[A-Za-z0-9\-]*") for prefix in ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-")),
+    *(("stripe_key", prefix, r"[A-Za-z0-9]{16}", r"[A-Za-z0-9]*")
+      for prefix in ("sk_live_", "rk_live_", "sk_test_", "rk_test_")),
 )
-_COMPILED: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (kind, anchors, re.compile(pattern)) for kind, anchors, pattern in _SPECS
+_VENDOR_COMPILED = tuple(
+    (kind, re.compile(re.escape(anchor) + body), re.compile(run) if run else None) for kind, anchor, body, run in _VENDOR
 )
+# Header, then the block runs to its END line, or to the end of the text when there is none
+# (a cut-off key is still a key): no length limit, so a 30,000-character body is hidden whole.
+_PEM_HEADER = re.compile(r"-----BEGIN (?:(?!PGP )[A-Z0-9]{1,20} ){0,8}PRIVATE KEY-----")
+_PEM_END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,8}PRIVATE KEY-----")
+_PGP_HEADER = re.compile(r"-----BEGIN PGP PRIVATE KEY BLOCK-----")
+_PGP_END = re.compile(r"-----END PGP PRIVATE KEY BLOCK-----")
+# Where a JWT may start: "eyJ" (base64 of '{"') and the first part of its header, read up to
+# 64 characters so the scan learns where a short first part ends without reading a long run.
+_JWT_START = re.compile(r"eyJ[A-Za-z0-9_\-]{5,64}+")
+_JWT_RUN = re.compile(r"[A-Za-z0-9_\-]*")
+# header.payload.signature (and the two more parts of an encrypted token); the signature of
+# an unsigned ("alg": "none") token is empty but the claims are still a bearer credential.
+_JWT = re.compile(r"eyJ[A-Za-z0-9_\-]{5,}+\.[A-Za-z0-9_\-]{2,}+\.[A-Za-z0-9_\-]*+(?:\.[A-Za-z0-9_\-]++){0,2}")
+# The password of scheme://user:password@host (user may be empty, as in redis://:pw@host).
+_URL_PASSWORD = re.compile(r"://[^\s/?#@:\"'<>\\`]{0,256}:(?P<secret>[^\s/?#@\"'<>\\`]{1,256})@(?=[\w\[])")
+# Searched in ASCII-lowercased text (same length, so positions carry over). Short ambiguous
+# names (key, sig, auth...) count only as query parameters; names that say "secret" count
+# anywhere (``GITHUB_TOKEN=…``, ``--api-key=…``, ``password=…`` in a log line).
+_VALUE_AT = re.compile(r"[^\s&#\"'<>\\;,)\]}`]+")
+_NAME_BACKWARDS = re.compile(
+    "(?<=[^\\s&#\"'<>\\\\;,)\\]}`])="  # a value follows the "=" (it comes before it here)
+    "(?:(?:yek|gis|erutangis|htua|dwp|ssap)[?&]"
+    "|nekot|terces|drowssap|dwssap|s?laitnederc|erutangis[_\\-]"
+    "|yek[_\\-]?(?:ipa|ssecca|terces|etavirp|tneilc|retsam|gningis|noitpircsbus|tnuocca))"
+)
+_BEARER = re.compile(r"bearer (?P<secret>[a-z0-9._~+/\-]{16,}=*)")
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+#: Kinds whose format we do not know: the preview shows nothing of them.
+_OPAQUE_KINDS = frozenset({"url_password", "secret_value"})
+KINDS: tuple[str, ...] = (
+    "pem_private_key", "pgp_private_key",
+    *dict.fromkeys(kind for kind, _, _, _ in _VENDOR), "jwt",
+    "url_password", "secret_value", "bearer_token",
+)
+_PRIORITY = {kind: index for index, kind in enumerate(KINDS)}
+
 # A key must start a token: the character before it may not continue a word or id.
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-
-KINDS: tuple[str, ...] = tuple(kind for kind, _, _ in _SPECS)
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 @attrs.frozen
@@ -57,8 +107,8 @@ class SecretHit:
 def preview(secret: str) -> str:
     """A recognisable but useless form of ``secret``: first 4 + ``…`` + last 2 characters.
 
-    PEM blocks keep only their header line (the base64 body is the secret). Strings too
-    short to hide anything after trimming come back as ``…`` alone.
+    PEM and PGP blocks keep only their header line (the base64 body is the secret).
+    Strings too short to hide anything after trimming come back as ``…`` alone.
     """
     if secret.startswith("-----BEGIN"):
         header = secret.split("-----", 2)[1] if secret.count("-----") >= 2 else "PRIVATE KEY"
@@ -68,42 +118,142 @@ def preview(secret: str) -> str:
     return f"{secret[:4]}…{secret[-2:]}"
 
 
+def _shown(kind: str, secret: str) -> str:
+    return "…" if kind in _OPAQUE_KINDS else preview(secret)
+
+
+_MIXED = (re.compile("[0-9]"), re.compile("[A-Z]"), re.compile("[a-z]"))
+
+
 def _plausible(kind: str, text: str) -> bool:
-    """Reject lookalikes of the loose ``sk-`` format (slugs such as ``sk-my-long-task-name``)."""
+    """Reject lookalikes of the loose ``sk-`` format (slugs such as ``sk-my-long-task-name``).
+
+    The test only gets harder to pass on a shorter string, which is what lets the scan skip
+    a rejected run whole (an ``sk-`` inside it is a suffix of it)."""
     if kind != "openai_api_key":
         return True
-    body = text[3:]
-    has_digit = any(c.isdigit() for c in body)
-    has_upper = any(c.isupper() for c in body)
-    has_lower = any(c.islower() for c in body)
-    return has_digit and has_upper and has_lower
+    return all(pattern.search(text, 3) is not None for pattern in _MIXED)
 
 
-# Shorter than the shortest format we detect (a Slack token: "xoxb-" + 10): nothing to find.
-_MIN_LENGTH = 15
-# Short strings (most argument values) are ruled out by one regex pass; long ones use
-# str.find per anchor, which stays fast on a 10 MB value where a regex alternation is not.
-_QUICK = re.compile("|".join(re.escape(a) for _, anchors, _ in _SPECS for a in anchors))
+def _starts_token(text: str, index: int) -> bool:
+    """True when a key may start at ``index``: at a word boundary, after ``_``, or right
+    after a percent escape (``%20``) or a backslash escape (``\\n``, ``\\u0022``, ``\\x22``)."""
+    if index == 0:
+        return True
+    before = text[index - 1]
+    if before not in _WORD_CHARS or before == "_":
+        return True
+    if index >= 3 and text[index - 3] == "%" and text[index - 2] in _HEX and before in _HEX:
+        return True
+    if index >= 2 and text[index - 2] == "\\":
+        return True
+    if index >= 4 and text[index - 4] == "\\" and text[index - 3] == "x" and text[index - 2] in _HEX:
+        return True
+    return index >= 6 and text[index - 6] == "\\" and text[index - 5] in "uU" and all(
+        c in _HEX for c in text[index - 4:index])
+
+
+def _vendor_hits(text: str) -> Iterator[tuple[str, int, int]]:
+    for kind, find, run in _VENDOR_COMPILED:
+        pos = 0
+        while (match := find.search(text, pos)) is not None:
+            start = match.start()
+            if not _starts_token(text, start):
+                pos = start + 1  # the bounded body was all we read: cheap to try the next place
+                continue
+            end = match.end()
+            if run is not None and (rest := run.match(text, end)) is not None:
+                end = rest.end()
+            if _plausible(kind, text[start:end]):
+                yield kind, start, end
+            pos = end
+
+
+def _jwt_hits(text: str) -> Iterator[tuple[str, int, int]]:
+    pos = 0
+    while (match := _JWT_START.search(text, pos)) is not None:
+        start, end = match.span()
+        if end - start == 67 and (rest := _JWT_RUN.match(text, end)) is not None:
+            end = rest.end()  # a long first part: find where it ends once
+        if end < len(text) and text[end] == "." and _starts_token(text, start):
+            whole = _JWT.match(text, start)
+            if whole is not None:
+                yield "jwt", start, whole.end()
+                pos = whole.end()
+                continue
+        # Not a JWT here, and no "eyJ" later in this run can be one that starts a token
+        # (its character before would be part of the run) unless it follows "_": rare
+        # enough that skipping the run, which keeps the scan linear, is the better trade.
+        pos = end
+
+
+def _block_hits(text: str) -> Iterator[tuple[str, int, int]]:
+    for kind, header, footer in (("pem_private_key", _PEM_HEADER, _PEM_END),
+                                 ("pgp_private_key", _PGP_HEADER, _PGP_END)):
+        pos = 0
+        while (match := header.search(text, pos)) is not None:
+            end_line = footer.search(text, match.end())
+            end = end_line.end() if end_line is not None else len(text)
+            yield kind, match.start(), end
+            pos = end
+
+
+def _placed_hits(text: str) -> Iterator[tuple[str, int, int]]:
+    """Secrets known by their place: URL passwords, secret-named values, bearer tokens."""
+    if "://" in text:
+        for match in _URL_PASSWORD.finditer(text):
+            yield "url_password", match.start("secret"), match.end("secret")
+    named = "=" in text
+    bearer = "earer " in text or "EARER " in text
+    if not (named or bearer):
+        return
+    lowered = text.translate(_LOWER)
+    if bearer:
+        for match in _BEARER.finditer(lowered):
+            yield "bearer_token", match.start("secret"), match.end("secret")
+    if named:
+        # Read backwards, so the search starts at a literal "=" (fast) instead of trying a
+        # dozen names at every character; the value is then read forwards from the "=".
+        backwards = lowered[::-1]
+        size = len(text)
+        for match in _NAME_BACKWARDS.finditer(backwards):
+            equals = size - 1 - match.start()
+            value = _VALUE_AT.match(text, equals + 1)
+            if value is not None:
+                end = value.end()
+                while end > equals + 2 and text[end - 1] in ".:!?":
+                    end -= 1  # "…?token=abc: refused" - the colon ends the sentence, not the value
+                yield "secret_value", equals + 1, end
+
+
+# Shorter than anything we detect ("?key=x" is six characters): nothing to find.
+_MIN_LENGTH = 6
+# Short strings (most argument values) are ruled out by one regex pass over the anchors.
+_QUICK = re.compile("|".join(
+    [re.escape(anchor) for _, anchor, _, _ in _VENDOR] + [re.escape(a) for a in ("eyJ", "-----BEGIN ", "://", "=")]
+    + ["(?i:bearer )"]))
 _QUICK_LIMIT = 4096
 
 
 def scan_text(text: str) -> list[tuple[str, int, int]]:
-    """Every credential in ``text`` as ``(kind, start, end)``, left to right, not overlapping."""
+    """Every credential in ``text`` as ``(kind, start, end)``, left to right, not overlapping.
+
+    Overlapping hits (a GitHub token that is also a URL password) are merged into one span
+    covering both, named by the kind that comes first in :data:`KINDS`.
+    """
     if len(text) < _MIN_LENGTH or (len(text) <= _QUICK_LIMIT and _QUICK.search(text) is None):
         return []
-    found: list[tuple[str, int, int]] = []
-    for kind, anchors, pattern in _COMPILED:
-        for anchor in anchors:
-            pos = text.find(anchor)
-            while pos != -1:
-                match = pattern.match(text, pos) if pos == 0 or text[pos - 1] not in _WORD_CHARS else None
-                if match is not None and _plausible(kind, match.group()):
-                    start, end = match.span()
-                    if not any(s < end and start < e for _, s, e in found):
-                        found.append((kind, start, end))
-                pos = text.find(anchor, pos + 1)
-    found.sort(key=lambda hit: hit[1])
-    return found
+    spans = sorted((start, end, _PRIORITY[kind]) for kind, start, end in
+                   (*_block_hits(text), *_vendor_hits(text), *_jwt_hits(text), *_placed_hits(text)) if end > start)
+    merged: list[list[int]] = []
+    for start, end, rank in spans:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            last[2] = min(last[2], rank)
+        else:
+            merged.append([start, end, rank])
+    return [(KINDS[rank], start, end) for start, end, rank in merged]
 
 
 def _join(path: str, key: Any) -> str:
@@ -151,7 +301,8 @@ def _find(value: Any, parts: tuple[Any, ...], hits: list[SecretHit], depth: int)
     if kind is str or isinstance(value, str):
         if len(value) >= _MIN_LENGTH:
             for secret_kind, start, end in scan_text(value):
-                hits.append(SecretHit(path=_path_text(parts), kind=secret_kind, preview=preview(value[start:end])))
+                hits.append(SecretHit(path=_path_text(parts), kind=secret_kind,
+                                      preview=_shown(secret_kind, value[start:end])))
     elif isinstance(value, dict):
         for key, item in value.items():
             if type(key) is str and len(key) >= _MIN_LENGTH:
@@ -174,12 +325,71 @@ def redact_text(text: str) -> str:
         return text
     parts: list[str] = []
     last = 0
-    for _kind, start, end in hits:
+    for kind, start, end in hits:
         parts.append(text[last:start])
-        parts.append(preview(text[start:end]))
+        parts.append(_shown(kind, text[start:end]))
         last = end
     parts.append(text[last:])
     return "".join(parts)
+
+
+# A flag whose value is a credential: --token, --api-key, --password, --secret, --key,
+# --auth-token, --client-secret, -token (Go style)... The value is hidden whatever it looks like.
+_SECRET_FLAG = re.compile(
+    r"--?(?:[A-Za-z0-9]+[-_])*(?:token|secret|password|passwd|pass|pwd|credentials?|auth|apikey|api[-_]key|key)",
+    re.IGNORECASE,
+)
+# The same flags inside one string: a shell command line, or a server's stderr quoting its
+# argv as a list (``'--token', 'X'`` in Python's repr, ``"--token", "X"`` in JSON).
+_SECRET_FLAG_IN_TEXT = re.compile(
+    r"(?<![\w-])(" + _SECRET_FLAG.pattern + r")(=|[ \t]+|['\"],[ \t]*['\"])(?!-)([^\s\"'`,\]]+)", re.IGNORECASE)
+
+
+def _hide_value(value: str) -> str:
+    """A flag's value: the vendor preview when the whole value is one known key, else ``…``."""
+    hits = scan_text(value)
+    if len(hits) == 1 and hits[0][1] == 0 and hits[0][2] == len(value) and hits[0][0] not in _OPAQUE_KINDS:
+        return preview(value)
+    return "…"
+
+
+@overload
+def redact_command(command: str) -> str: ...
+@overload
+def redact_command(command: list[str] | tuple[str, ...]) -> list[str]: ...
+def redact_command(command: str | list[str] | tuple[str, ...]) -> str | list[str]:
+    """A server command line (argv list), URL or stderr text fit to print.
+
+    Why one function: every place that names a server (start-up failures, connection
+    errors, ``mcp record`` session headers, study rows) must hide the same things, or the
+    one place that forgets is the leak. Hidden: every credential :func:`redact_text`
+    finds (vendor keys, ``user:password@`` in URLs, secret-named query values), and the
+    value of a flag named like a secret (``--token X``, ``--api-key=X``, ``--password X``,
+    ``--secret X``, ``--key X``), which can be any string. A list gives a list of the same
+    length (the command stays readable and runnable in shape); a string gives a string.
+    """
+    if isinstance(command, str):
+        return redact_text(_SECRET_FLAG_IN_TEXT.sub(
+            lambda m: f"{m.group(1)}{m.group(2)}{_hide_value(m.group(3))}", command))
+    argv = [str(part) for part in command]
+    cleaned: list[str] = []
+    hide_next = False
+    for argument in argv:
+        if hide_next and not argument.startswith("-"):
+            cleaned.append(_hide_value(argument))
+            hide_next = False
+            continue
+        hide_next = False
+        name, equals, value = argument.partition("=")
+        if _SECRET_FLAG.fullmatch(name):
+            if equals:
+                cleaned.append(f"{name}={_hide_value(value)}" if value else argument)
+            else:
+                cleaned.append(argument)
+                hide_next = True
+            continue
+        cleaned.append(redact_text(argument))
+    return cleaned
 
 
 def redact_head(text: str, limit: int) -> str:
@@ -223,5 +433,5 @@ def contains_secret(value: Any) -> bool:
     return any(scan_text(text) for _, text in _walk(value, ""))
 
 
-__all__ = ["KINDS", "SecretHit", "contains_secret", "find_secrets", "preview", "redact", "redact_head", "redact_text",
-           "scan_text"]
+__all__ = ["KINDS", "SecretHit", "contains_secret", "find_secrets", "preview", "redact", "redact_command", "redact_head",
+           "redact_text", "scan_text"]
