@@ -85,7 +85,7 @@ def test_a_run_line_counts_calls_and_denials_and_shows_the_cost() -> None:
     failed = RunRow(task_id="t", arm_id="a", repetition=1, status="error", outcome="error", order=12,
                     error="provider error (RateLimited): slow down\x1b[2J\nnow")
     assert report.run_line(failed) == ("    12. t::a::1: error (error, 0 call(s), cost unknown): "
-                                       "provider error (RateLimited): slow down\\x1b[2J\\x0anow")
+                                       "provider error (RateLimited): slow down\\x1b[2J\\nnow")
 
 
 def test_the_outcomes_table_is_the_documented_one() -> None:

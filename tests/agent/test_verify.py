@@ -83,7 +83,7 @@ def test_hostile_server_info_is_made_visible_and_bounded() -> None:
     result = check_build(VerifySpec(server_name="memory-server", server_version="2.0.1"), info,
                          raise_on_mismatch=False)
     name, version = result.checks
-    assert name.actual == "memory-server\\x1b[2J\\x0d\\n" and "\x1b" not in result.describe()
+    assert name.actual == "memory-server\\x1b[2J\\r\\n" and "\x1b" not in result.describe()
     assert version.actual is not None and len(version.actual) <= 200
 
 

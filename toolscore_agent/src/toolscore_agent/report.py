@@ -12,24 +12,21 @@ rich is imported inside the functions that draw with it, never at module top.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from toolscore_agent.study import StudyPlan, StudyResult
-from toolscore_core import Price, RunRow, redact_text
+from toolscore_core import Price, RunRow
+from toolscore_core import visible as kernel_visible
 
 OUTCOMES = ("pass", "fail", "error", "unknown")
 TABLE_TITLE = "Outcomes (this invocation)"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def visible(text: Any, limit: int = 300) -> str:
     """``text`` redacted, on one line, at most ``limit`` characters, control characters as
-    ``\\xNN`` / ``\\uNNNN`` escapes (a newline too: one run stays one line)."""
-    value = redact_text(str(text))
-    value = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                         else f"\\u{ord(m.group()):04x}", value)
-    return value if len(value) <= limit else value[: limit - 3] + "..."
+    ``\\xNN`` / ``\\uNNNN`` escapes (a newline as ``\\n``: one run stays one line); the
+    kernel's :func:`toolscore_core.visible`, cut with ``...``."""
+    return kernel_visible(text, limit, marker="...")
 
 
 def _number(value: float) -> str:

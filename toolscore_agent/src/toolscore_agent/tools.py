@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolscore_core import ToolDefinition, to_json_safe
+from toolscore_core import visible as kernel_visible
 
 #: Characters of a tool result sent back to the model (about 10,000 tokens at most).
 MAX_RESULT_CHARS = 20_000
@@ -32,8 +33,12 @@ MAX_ERROR_CHARS = 2_000
 
 def visible(text: str) -> str:
     """``text`` with control characters (other than newline and tab) written as escapes, so
-    server or model text can never move a terminal's cursor or hide itself in a log."""
-    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
+    server or model text can never move a terminal's cursor or hide itself in a log.
+
+    The kernel's :func:`toolscore_core.visible`, not redacted (the model reads the result
+    as the tool gave it) and not cut (:func:`cut` bounds it, saying how much was left out).
+    """
+    return kernel_visible(text, None, redacted=False, multiline=True)
 
 
 def cut(text: str, limit: int) -> str:

@@ -33,7 +33,8 @@ from typing import Any
 import attrs
 
 from toolscore_agent.model import VerifySpec
-from toolscore_core import ToolscoreError, redact_text
+from toolscore_core import ToolscoreError, redact_command
+from toolscore_core import visible as kernel_visible
 
 #: Seconds the version command may take (``npm view`` on a cold cache takes a few).
 COMMAND_TIMEOUT = 60.0
@@ -93,18 +94,9 @@ class BuildCheck:
 
 def visible(text: str, limit: int = OUTPUT_LIMIT) -> str:
     """``text`` fit for a terminal and a row: redacted, control characters written as
-    escapes (a newline as ``\\n``), cut to ``limit`` characters."""
-    out = []
-    for char in redact_text(text):
-        code = ord(char)
-        if char == "\n":
-            out.append("\\n")
-        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(char)
-    shown = "".join(out)
-    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+    escapes (a newline as ``\\n``), cut to ``limit`` characters (the kernel's
+    :func:`toolscore_core.visible`, cut with ``...``)."""
+    return kernel_visible(text, limit, marker="...")
 
 
 def _is_regex(expected: str) -> bool:
@@ -166,7 +158,8 @@ def run_version_command(verify: VerifySpec, *, timeout: float = COMMAND_TIMEOUT,
     if done.returncode != 0:
         error = (done.stderr or "").strip()
         text = "; ".join(part for part in (output, error) if part)
-        return False, visible(f"exit code {done.returncode}" + (f": {text}" if text else ""))
+        # stderr can echo the command line (``--token X``): cleaned like one
+        return False, visible(f"exit code {done.returncode}" + (f": {redact_command(text)}" if text else ""))
     ok = verify.expect is None or re.search(verify.expect, output) is not None
     return ok, visible(output)
 
@@ -192,10 +185,11 @@ def check_build(verify: VerifySpec | None, server_info: Mapping[str, Any] | None
         if verify.command:
             ok, output = command_result if command_result is not None else run_version_command(verify, cwd=cwd)
             expected = verify.expect if verify.expect is not None else "exit code 0"
+            shown = redact_command(verify.command)  # a version command can carry --token X
             if ok:
-                description = f"{verify.command!r} printed {output!r}"
+                description = f"{shown!r} printed {output!r}"
             else:
-                description = f"{verify.command!r} gave {output!r}, expected {expected!r}"
+                description = f"{shown!r} gave {output!r}, expected {expected!r}"
             checks.append(Check(name="command", expected=expected, actual=output, ok=ok, description=description))
     result = BuildCheck(checks=tuple(checks), protocol_version=protocol_version, era=era)
     if raise_on_mismatch and not result.ok:

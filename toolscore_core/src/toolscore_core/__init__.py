@@ -138,7 +138,12 @@ _LAZY: dict[str, str] = {
     "Reservation": "toolscore_core.kernel.budget",
     # hiding credentials
     "redact": "toolscore_core.scoring.secrets",
+    "redact_command": "toolscore_core.scoring.secrets",
     "redact_text": "toolscore_core.scoring.secrets",
+    # outside text made safe to print: control characters visible; Markdown escaped
+    "visible": "toolscore_core.reports.text",
+    "md_escape": "toolscore_core.reports.markdown",
+    "md_code": "toolscore_core.reports.markdown",
     # baselines of accepted runs (toolscore eval --save-baseline / toolscore regression)
     "save_baseline": "toolscore_core.reports.baseline",
     "load_baseline": "toolscore_core.reports.baseline",
@@ -445,6 +450,15 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved o
     from toolscore_core.reports.baseline import (
         save_baseline as save_baseline,
     )
+    from toolscore_core.reports.markdown import (
+        md_code as md_code,
+    )
+    from toolscore_core.reports.markdown import (
+        md_escape as md_escape,
+    )
+    from toolscore_core.reports.text import (
+        visible as visible,
+    )
     from toolscore_core.scoring.behaviour import (
         rule_matches as rule_matches,
     )
@@ -474,6 +488,9 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved o
     )
     from toolscore_core.scoring.secrets import (
         redact as redact,
+    )
+    from toolscore_core.scoring.secrets import (
+        redact_command as redact_command,
     )
     from toolscore_core.scoring.secrets import (
         redact_text as redact_text,

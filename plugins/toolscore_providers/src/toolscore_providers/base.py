@@ -26,6 +26,7 @@ from toolscore_core import (
     RateLimited,
     Refused,
 )
+from toolscore_core import visible as kernel_visible
 from toolscore_providers.names import ToolNameMap
 from toolscore_providers.retry import RetryPolicy, call_with_retries
 
@@ -38,11 +39,11 @@ _REFUSAL_CODES = ("content_filter", "content_policy_violation", "content_policy"
 
 def visible(text: Any, limit: int = MAX_MESSAGE) -> str:
     """``text`` bounded to ``limit`` characters with control characters made visible, so a
-    hostile server cannot rewrite a terminal line or hide text in a log."""
+    hostile server cannot rewrite a terminal line or hide text in a log (the kernel's
+    :func:`toolscore_core.visible`; ``ProviderError`` redacts the message it ends in)."""
     value = str(text)
-    if len(value) > limit:
-        value = value[:limit] + f"... ({len(value) - limit} more characters)"
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in value)
+    more = f"... ({len(value) - limit} more characters)" if len(value) > limit else ""
+    return kernel_visible(value[:limit], None, redacted=False) + more
 
 
 def _header(headers: Any, name: str) -> str | None:

@@ -119,6 +119,10 @@ def _exit_code_of(exc: BaseException) -> int:
     return code if isinstance(code, int) and not isinstance(code, bool) else 2
 
 
+#: Characters of an error message printed (one paragraph; a quoted value can be huge).
+ERROR_LIMIT = 4000
+
+
 def run_command(fn: Any) -> Any:
     """Decorator for command bodies: a ToolscoreError -> message on stderr + its exit code
     (2 for an InputError, 3 for BudgetStopped).
@@ -137,7 +141,11 @@ def run_command(fn: Any) -> Any:
         except ToolscoreError as exc:
             if os.environ.get("TOOLSCORE_DEBUG"):
                 raise
-            click.echo(f"toolscore: error: {exc}", err=True)
+            from toolscore_core.reports.text import visible
+
+            # An error message can quote a server, a trace or a file: redacted, one line,
+            # control characters visible, like every other outside text we print.
+            click.echo(f"toolscore: error: {visible(str(exc), ERROR_LIMIT)}", err=True)
             raise SystemExit(_exit_code_of(exc)) from None
 
     return wrapper

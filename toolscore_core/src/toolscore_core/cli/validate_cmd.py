@@ -111,9 +111,22 @@ def report_data(path: Path, trace: Trace, ranking: list[tuple[str, float]], forc
     }
 
 
+def _preview(args: Any, limit: int | None = ARGS_PREVIEW) -> str:
+    """Arguments as one line of JSON with control characters visible (JSON leaves DEL, C1
+    and bidi overrides raw), cut to ``limit``."""
+    from toolscore_core.reports.text import escape_controls, truncate
+
+    if args is None:
+        return "(not recorded)"
+    text = escape_controls(json.dumps(args, ensure_ascii=False, default=str))
+    return text if limit is None else truncate(text, limit)
+
+
 def render_plain(data: dict[str, Any]) -> str:
-    """The report as plain aligned text (CI logs, pipes)."""
-    from toolscore_core.reports.text import truncate
+    """The report as plain aligned text (CI logs, pipes). Every string from the trace (tool
+    names, arguments, the final answer, result ids) is shown with control characters made
+    visible: a trace must not be able to clear the screen or write the clipboard."""
+    from toolscore_core.reports.text import safe_text, visible
 
     calls = data["calls"]
     counts = {k: sum(1 for c in calls if c["outcome"] == k) for k in ("ok", "FAILED", "unknown", "denied")}
@@ -127,17 +140,15 @@ def render_plain(data: dict[str, Any]) -> str:
         + (f", {counts['denied']} denied" if counts["denied"] else "") + ")",
     ]
     if data["final_answer"]:
-        lines.append(f"  final answer  {truncate(' '.join(str(data['final_answer']).split()), 100)}")
+        lines.append(f"  final answer  {safe_text(data['final_answer'], 100)}")
     if data["unmatched_results"]:
         lines.append(f"  warning       {len(data['unmatched_results'])} result(s) match no call: "
-                     + ", ".join(data["unmatched_results"][:5]))
+                     + ", ".join(visible(str(r), 80) for r in data["unmatched_results"][:5]))
     lines.append("")
     rows = [("#", "tool", "args", "outcome", "duration")]
     for c in calls:
         duration = "-" if c["duration"] is None else f"{c['duration'] * 1000:.0f} ms"
-        preview = truncate(json.dumps(c["args"], ensure_ascii=False, default=str), ARGS_PREVIEW) \
-            if c["args"] is not None else "(not recorded)"
-        rows.append((str(c["index"] + 1), c["tool"], preview, c["outcome"], duration))
+        rows.append((str(c["index"] + 1), visible(str(c["tool"]), 120), _preview(c["args"]), c["outcome"], duration))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         lines.append("  " + "  ".join(row[i].ljust(widths[i]) for i in range(4)) + "  " + row[4])
@@ -150,7 +161,9 @@ def render_rich(data: dict[str, Any]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console()
+    from toolscore_core.reports.text import visible
+
+    console = Console(markup=False, emoji=False, highlight=False)
     head = render_plain(data).partition("\n\n")[0]
     console.print(head, highlight=False, markup=False)
     table = Table(show_edge=False, pad_edge=False)
@@ -159,8 +172,7 @@ def render_rich(data: dict[str, Any]) -> None:
     style = {"ok": "green", "FAILED": "bold red", "unknown": "yellow", "denied": "magenta"}
     for c in data["calls"]:
         duration = "-" if c["duration"] is None else f"{c['duration'] * 1000:.0f} ms"
-        preview = json.dumps(c["args"], ensure_ascii=False, default=str) if c["args"] is not None else "(not recorded)"
-        table.add_row(str(c["index"] + 1), Text(c["tool"]), Text(preview[:ARGS_PREVIEW]),
+        table.add_row(str(c["index"] + 1), Text(visible(str(c["tool"]), 120)), Text(_preview(c["args"])),
                       Text(c["outcome"], style=style[c["outcome"]]), duration)
     console.print(table)
 
@@ -188,6 +200,9 @@ def validate(app: App, trace: Path, fmt: str | None, as_json: bool) -> None:
     else:
         ranking = rank_adapters(app, trace)
     loaded = load_trace_file(trace, format=fmt if forced else None, pm=app.pm, allow_empty=True)
+    from toolscore_core.cli.notices import warn_about_reading
+
+    warn_about_reading(loaded)  # e.g. a cut-off last line that was skipped
     data = report_data(trace, loaded, ranking, forced)
     if not loaded.calls:
         raise InputError(
@@ -197,7 +212,9 @@ def validate(app: App, trace: Path, fmt: str | None, as_json: bool) -> None:
             hint="If this is the wrong format, name the right one with --format",
         )
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        from toolscore_core.reports.text import json_visible
+
+        click.echo(json_visible(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
     elif sys.stdout.isatty():
         render_rich(data)
     else:

@@ -20,7 +20,7 @@ from toolscore_core.reports.summary import (
     summarize,
     weight_text,
 )
-from toolscore_core.reports.text import percent
+from toolscore_core.reports.text import escape_controls, percent
 
 PLAIN_WIDTH = 100
 MAX_ROWS = 20
@@ -160,7 +160,8 @@ def calls_table(rows: list[Any], left_out: int, *, title: str = "Expected vs Act
     table.add_column("Actual", overflow="fold", ratio=3)
     table.add_column("Status", overflow="fold", ratio=3)
     for row in rows:
-        status = "\n".join(row.problems) if row.problems else row.status_text()
+        # problems quote argument names and values from the trace: control characters visible
+        status = "\n".join(escape_controls(p) for p in row.problems) if row.problems else row.status_text()
         style = {"match": "green", "missing": "red", "unexpected": "yellow"}.get(row.status, "red")
         table.add_row(str(row.number), row.expected or "-", row.actual or "-", _styled(status, style))
     if left_out:

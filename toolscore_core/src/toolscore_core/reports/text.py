@@ -72,7 +72,9 @@ def format_args(args: Mapping[str, Any] | None, *, value_limit: int = VALUE_LIMI
     if not args:
         return ""
     safe = redact(dict(args))
-    return ", ".join(f"{name}={format_value(value, value_limit)}" for name, value in safe.items())
+    # Values are repr()-ed (control characters escaped); names are shown as they are, so
+    # they are made visible here (a parameter name can carry an escape sequence too).
+    return ", ".join(f"{escape_controls(str(name))}={format_value(value, value_limit)}" for name, value in safe.items())
 
 
 def format_call(tool: str | None, args: Mapping[str, Any] | None, *, limit: int = CALL_LIMIT,
@@ -82,7 +84,7 @@ def format_call(tool: str | None, args: Mapping[str, Any] | None, *, limit: int 
     ``unchecked`` renders expected calls whose arguments are not checked as ``tool(…)``
     rather than ``tool()``, which would claim that no arguments are expected.
     """
-    name = tool if tool is not None else "<any tool>"
+    name = escape_controls(tool) if tool is not None else "<any tool>"
     inner = ELLIPSIS if unchecked else format_args(args)
     return truncate(f"{name}({inner})", limit)
 
@@ -103,26 +105,144 @@ def ratio(value: float | None) -> str:
     return f"{value:.2f}"
 
 
+#: Unicode categories written as escapes: controls (C0, C1, DEL, so ESC and every
+#: CSI / OSC sequence it starts), format characters (bidi overrides and isolates,
+#: zero-width characters, soft hyphens, tag characters; ZWJ too, so an emoji sequence
+#: shows its parts), lone surrogates, and the line and paragraph separators.
+ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(char: str) -> str:
+    code = ord(char)
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def escape_controls(text: str, *, multiline: bool = False) -> str:
+    """``text`` with every character of :data:`ESCAPED_CATEGORIES` written as an escape.
+
+    Printable text is returned as it is (``str.isprintable`` is the fast path); spaces
+    other than the ASCII one (no-break, ideographic) are kept: they move no cursor.
+    ``multiline`` keeps newlines and tabs (text meant to stay several lines, for a model).
+    The backslash itself is not escaped, so the function is idempotent.
+    """
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    out: list[str] = []
+    for char in text:
+        if char.isprintable() or (multiline and char in "\n\t"):
+            out.append(char)
+        elif unicodedata.category(char) in ESCAPED_CATEGORIES:
+            out.append(_escape_char(char))
+        else:  # a space separator, private use, unassigned: harmless to a terminal
+            out.append(char)
+    return "".join(out)
+
+
+def visible(text: Any, limit: int | None = TEXT_LIMIT, *, redacted: bool = True, multiline: bool = False,
+            marker: str = ELLIPSIS) -> str:
+    """``text`` fit for a terminal, a CI log or a row: the one function for outside text.
+
+    A server, a trace or a model can send a string that clears the screen, writes the
+    user's clipboard (OSC 52), retitles the window, or reverses a line with a bidi
+    override. Printed raw, each of those is an attack on whoever reads the output. So
+    every such string is redacted (unless ``redacted=False``: text a model must read as
+    it is), made visible with :func:`escape_controls` (``\\x1b``, ``\\u202e``, ``\\n``: one
+    line unless ``multiline``), then cut to ``limit`` characters ending in ``marker``
+    (``None``: not cut). Only a head of a long text is scanned, so the cost is bounded by
+    ``limit``, not by the text. Idempotent: ``visible(visible(x)) == visible(x)``.
+    """
+    value = text if isinstance(text, str) else str(text)
+    if limit is not None:
+        # An escape is at most 10 characters per character: a head of ``limit`` + 1
+        # characters always shows whether the result needs cutting.
+        head = limit + 1
+        if redacted:
+            from toolscore_core.scoring.secrets import redact_head
+
+            value = redact_head(value, head)
+        else:
+            value = value[:head]
+    elif redacted:
+        from toolscore_core.scoring.secrets import redact_text
+
+        value = redact_text(value)
+    shown = escape_controls(value, multiline=multiline)
+    if limit is None or len(shown) <= limit:
+        return shown
+    if limit <= len(marker):
+        return shown[:max(limit, 0)]
+    cut = shown[: limit - len(marker)]
+    # Never end on half an escape: ``\\x1`` would read as a different character.
+    slash = cut.rfind("\\", max(len(cut) - 9, 0))
+    if slash >= 0 and _partial_escape(cut[slash:]):
+        cut = cut[:slash]
+    return cut + marker
+
+
+def _partial_escape(tail: str) -> bool:
+    import re
+
+    return re.fullmatch(r"\\(?:x[0-9a-f]{0,1}|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?", tail) is not None
+
+
+def json_visible(document: str) -> str:
+    """A JSON document (``json.dumps(..., ensure_ascii=False)``) with every character of
+    :data:`ESCAPED_CATEGORIES` written as a JSON ``\\uXXXX`` escape: the same data, but
+    printing it cannot drive a terminal (JSON escapes only C0 itself, not DEL, C1 or bidi
+    overrides). Characters outside the BMP are written as surrogate pairs, as JSON wants.
+    """
+    if document.isprintable():
+        return document
+    import unicodedata
+
+    out: list[str] = []
+    for char in document:
+        if char.isprintable() or char in "\n\t" or unicodedata.category(char) not in ESCAPED_CATEGORIES:
+            out.append(char)
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            high, low = divmod(ord(char) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
+    return "".join(out)
+
+
 def safe_text(text: Any, limit: int = TEXT_LIMIT) -> str:
-    """Free text from a trace or finding (an error message ...), redacted, one line, cut."""
+    """Free text from a trace or finding (an error message ...), redacted, one line (runs of
+    white space as one space), control characters made visible, cut."""
     if text is None:
         return ""
-    cleaned = redact(str(text))
-    one_line = " ".join(str(cleaned).split())
-    return truncate(one_line, limit)
+    value = text if isinstance(text, str) else str(text)
+    from toolscore_core.scoring.secrets import redact_head
+
+    one_line = " ".join(redact_head(value, 4 * limit + 64).split())
+    return visible(one_line, limit, redacted=False)
 
 
 __all__ = [
     "CALL_LIMIT",
     "ELLIPSIS",
+    "ESCAPED_CATEGORIES",
     "TEXT_LIMIT",
     "VALUE_LIMIT",
+    "escape_controls",
     "format_args",
     "format_call",
     "format_value",
+    "json_visible",
     "percent",
     "ratio",
     "redact",
     "safe_text",
     "truncate",
+    "visible",
 ]

@@ -49,6 +49,7 @@ import attrs
 
 from toolscore_core.kernel.jsonsafe import bounded
 from toolscore_core.kernel.model import Finding, ToolCall
+from toolscore_core.reports.text import escape_controls
 from toolscore_core.scoring.secrets import redact_text
 
 #: Longest answer read (characters): an answer is model text, hostile in size.
@@ -211,7 +212,7 @@ def _recovered(call: ToolCall, index: int, calls: Sequence[ToolCall]) -> bool:
 
 def _excerpt(clause: str) -> str:
     text = redact_text(clause)
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    text = escape_controls(text)
     return str(bounded(text, max_string=160))
 
 
