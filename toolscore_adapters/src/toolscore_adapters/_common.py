@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from toolscore_core import InputError, ToolCall
+from toolscore_core.kernel import readlimits
 
 
 def class_path(obj: Any) -> str:
@@ -67,16 +68,14 @@ def parse_arguments(raw: Any, *, where: str) -> dict[str, Any] | None:
     if isinstance(raw, str):
         if not raw.strip():
             return {}
-        try:
-            value = json.loads(raw)
+        try:  # within the kernel's read limits: nesting, integer length, lone surrogates
+            value = readlimits.loads(raw, location=where, what="tool-call arguments are")
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"tool-call arguments are not valid JSON ({exc.msg})",
                 location=where,
                 expected="a JSON object string such as '{\"city\": \"NYC\"}'",
             ) from None
-        except RecursionError:
-            raise InputError("tool-call arguments are nested too deeply to read", location=where) from None
         if isinstance(value, dict):
             return value
         raise InputError(f"tool-call arguments must be a JSON object, not {type(value).__name__}", location=where)
@@ -96,7 +95,7 @@ def arguments_at(raw: Any, at: str, suffix: str = "") -> dict[str, Any] | None:
         except (ValueError, RecursionError):
             value, end = _MISSING, -1
         if type(value) is dict and (end == len(raw) or not raw[end:].strip()):
-            return value
+            return readlimits.settle(value, raw, location=at + suffix, what="tool-call arguments are")
     elif type(raw) is dict:
         return raw
     return parse_arguments(raw, where=at + suffix)

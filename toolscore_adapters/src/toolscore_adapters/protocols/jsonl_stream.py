@@ -12,29 +12,59 @@ from pathlib import Path
 from typing import Any
 
 from toolscore_core import InputError
+from toolscore_core.kernel import readlimits
+from toolscore_core.kernel.formats import TORN_TAIL_KEY
+
+TORN_KEY = TORN_TAIL_KEY  # Trace.metadata key: a sentence saying a cut-off last line was skipped
 
 
-def iter_json_lines(path: Path, *, expected: str) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` for every non-blank line; bad UTF-8 or JSON is an InputError."""
+def iter_json_lines(path: Path, *, expected: str, torn: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for every non-blank line; bad UTF-8 or JSON is an InputError.
+
+    Streams, holding one line back to know which line is the last. A last line with no
+    newline that does not decode or parse was cut off (a recorder killed mid-write, a copy
+    of a file still being written): with ``torn`` given it is skipped and one sentence
+    saying so is appended to ``torn``, so every complete line before it is still read;
+    without ``torn`` it is an InputError like any other bad line. A bad line that ends with
+    its newline was written whole and then damaged: always an InputError, as is a bad line
+    anywhere else.
+    """
+    held: tuple[int, bytes] | None = None
     with path.open("rb") as fh:
         for number, raw in enumerate(fh, start=1):
             if number == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
             if not raw.strip():
                 continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", file=path,
-                                 location=f"line {number}", hint="Save the file as UTF-8") from None
-            try:
-                yield number, json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"line is not valid JSON ({exc.msg})", file=path,
-                                 location=f"line {number}, column {exc.colno}", expected=expected) from None
-            except RecursionError:
-                raise InputError("line is nested too deeply to read", file=path,
-                                 location=f"line {number}") from None
+            if held is not None:
+                yield held[0], _decode(path, held[0], held[1], expected)
+            held = (number, raw)
+    if held is None:
+        return
+    number, raw = held
+    if torn is not None and not raw.endswith(b"\n"):
+        try:
+            json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            torn.append(f"{path}, line {number}: the last line is cut off ({len(raw):,} bytes, no newline); "
+                        f"read the {number - 1:,} line(s) before it")
+            return
+        except (ValueError, RecursionError):
+            pass  # complete but past the read limits: _decode says so
+    yield number, _decode(path, number, raw, expected)
+
+
+def _decode(path: Path, number: int, raw: bytes, expected: str) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", file=path,
+                         location=f"line {number}", hint="Save the file as UTF-8") from None
+    try:
+        return readlimits.loads(text, file=path, location=f"line {number}", what="line is")
+    except json.JSONDecodeError as exc:
+        raise InputError(f"line is not valid JSON ({exc.msg})", file=path,
+                         location=f"line {number}, column {exc.colno}", expected=expected) from None
 
 
 def first_line(head: bytes) -> Any:

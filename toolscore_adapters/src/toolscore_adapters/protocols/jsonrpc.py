@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
-from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
+from toolscore_adapters.protocols.jsonl_stream import TORN_KEY, first_line, iter_json_lines
 from toolscore_adapters.protocols.jsonrpc_pairing import (
     Message,
     is_message,
@@ -52,12 +52,17 @@ class JsonRpcAdapter(TraceAdapter):
         return self._trace(_messages(enumerate(data), "$[{}]"), len(data))
 
     def load_path(self, path: Path) -> Trace:
-        lines = iter_json_lines(path, expected="one JSON-RPC message (or {\"dir\", \"msg\"} object) per line")
+        torn: list[str] = []  # a cut-off last line is skipped, and said (metadata TORN_KEY)
+        lines = iter_json_lines(path, expected="one JSON-RPC message (or {\"dir\", \"msg\"} object) per line",
+                                torn=torn)
         counted = _Counter(lines)
         try:
-            return self._trace(_messages(counted, "line {}"), counted)
+            trace = self._trace(_messages(counted, "line {}"), counted)
         except InputError as exc:
             raise exc.with_file(path) from None
+        if torn:
+            trace.metadata[TORN_KEY] = torn[0]
+        return trace
 
     def _trace(self, messages: Iterator[Message], count: int | _Counter) -> Trace:
         found = tool_calls(messages)

@@ -3,7 +3,8 @@
 The format (written by ``toolscore_mcp.recorder``) is JSON Lines: a header
 ``{"toolscore_record": "mcp-session", "version": 1, ...}``, then ``{"t", "dir", "msg"}`` lines
 (the relayed JSON-RPC), ``{"t", "dir", "raw"}`` lines (output that was not JSON) and
-``{"t", "call": {...}}`` lines written when a ``tools/call`` got its answer.
+``{"t", "call": {...}}`` lines written when a ``tools/call`` got its answer. The recorder
+appends: a file may hold several sessions, each starting with its own header line.
 
 ``call`` lines are the recorder's verdict and win. A ``tools/call`` request with neither a
 ``call`` line nor a response (the relay was killed mid-call) is still a call, with an
@@ -13,11 +14,13 @@ messages, which gives the same calls. Calls are ordered by when they were reques
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, TypeGuard
 
-from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
+import attrs
+
+from toolscore_adapters.protocols.jsonl_stream import TORN_KEY, first_line, iter_json_lines
 from toolscore_adapters.protocols.jsonrpc_pairing import DIRECTIONS, Message, arguments, tool_calls
 from toolscore_adapters.protocols.mcp_result import (
     looks_like_call_tool_result,
@@ -57,33 +60,68 @@ class McpSessionAdapter(TraceAdapter):
         return _read(((i + 1, item) for i, item in enumerate(data)), self.name)
 
     def load_path(self, path: Path) -> Trace:
-        lines = iter_json_lines(path, expected="one JSON object per line (a `toolscore mcp record` session)")
+        torn: list[str] = []  # a recorder killed mid-line leaves a cut-off last line: skipped, and said
+        lines = iter_json_lines(path, expected="one JSON object per line (a `toolscore mcp record` session)",
+                                torn=torn)
         try:
-            return _read(lines, self.name)
+            trace = _read(lines, self.name)
         except InputError as exc:
             raise exc.with_file(path) from None
+        if torn:
+            trace = attrs.evolve(trace, metadata={**trace.metadata, TORN_KEY: torn[0]})
+        return trace
 
 
 def _read(lines: Iterable[tuple[int, Any]], fmt: str) -> Trace:
+    """Read one file of sessions: ``mcp record`` appends, so each header line starts a
+    session of its own (its ids and its clock ``t`` start afresh), read in file order."""
     iterator = iter(lines)
     number, header = next(iterator, (1, None))
     if not is_header(header):
         raise InputError("is not a `toolscore mcp record` session (no header line)", location=f"line {number}")
+    headers: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    counts = {"messages": 0, "raw_lines": 0, "call_lines": 0}
+    while header is not None:
+        _check_version(header, number)
+        headers.append(header)
+        session_calls, header, number = _read_session(iterator, counts)
+        calls.extend(session_calls)
+    metadata: dict[str, Any] = {"header": _header_metadata(headers[0]), **counts}
+    if len(headers) > 1:
+        metadata["sessions"] = [_header_metadata(item) for item in headers]
+    return Trace(calls=calls, source_format=fmt, metadata=metadata)
+
+
+def _header_metadata(header: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in header.items() if k != MCP_SESSION_KEY}
+
+
+def _check_version(header: dict[str, Any], number: int) -> None:
     version = header.get("version")
     if version not in MCP_SESSION_VERSIONS_READ:
         raise InputError(f"session format version {version!r} is not supported", location=f"line {number}",
                          expected=f"version {', '.join(map(str, MCP_SESSION_VERSIONS_READ))}",
                          hint="Upgrade toolscore-adapters, or record the session again")
+
+
+def _read_session(iterator: Iterator[tuple[int, Any]], counts: dict[str, int]) -> tuple[list[ToolCall], Any, int]:
+    """The calls of one session, then the next session's header and its line (None at the end)."""
     recorded: list[tuple[int, ToolCall, float | None]] = []
     messages: list[Message] = []
-    counts = {"messages": 0, "raw_lines": 0}
+    next_header: Any = None
+    number = 0
     for number, line in iterator:
         where = f"line {number}"
+        if is_header(line):
+            next_header = line
+            break
         if not isinstance(line, dict):
             raise InputError(f"an event must be an object, not {type(line).__name__}", location=where)
         if "call" in line:
             call, requested_at = _call_line(line["call"], where)
             recorded.append((number, call, requested_at if requested_at is not None else _t(line)))
+            counts["call_lines"] += 1
         elif "msg" in line:
             direction = line.get("dir")
             if direction not in DIRECTIONS:
@@ -95,11 +133,7 @@ def _read(lines: Iterable[tuple[int, Any]], fmt: str) -> Trace:
         else:
             raise InputError("event line is none of msg, raw or call", location=where,
                              expected='{"t", "dir", "msg"}, {"t", "dir", "raw"} or {"t", "call"}')
-    from_messages = tool_calls(messages)
-    calls = _combine(recorded, from_messages)
-    metadata = {"header": {k: v for k, v in header.items() if k != MCP_SESSION_KEY}, **counts,
-                "call_lines": len(recorded)}
-    return Trace(calls=calls, source_format=fmt, metadata=metadata)
+    return _combine(recorded, tool_calls(messages)), next_header, number
 
 
 def _t(line: dict[str, Any]) -> float | None:

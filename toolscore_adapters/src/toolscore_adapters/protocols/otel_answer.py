@@ -8,8 +8,9 @@ the span that ended last; with content capture off there is none (``None``), nev
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from toolscore_core.kernel import readlimits
 
 ANSWER_KEYS = ("gen_ai.output.messages", "ai.response.text")
 
@@ -26,8 +27,8 @@ def answer_text(attributes: dict[str, Any]) -> str | None:
     messages = attributes.get("gen_ai.output.messages")
     if isinstance(messages, str):
         try:
-            messages = json.loads(messages)
-        except (json.JSONDecodeError, RecursionError):
+            messages = readlimits.loads(messages)
+        except (ValueError, RecursionError):  # bad JSON, or past the read limits (an InputError)
             return None  # malformed content is not worth failing a trace over: no answer known
     if not isinstance(messages, list):
         return None

@@ -30,6 +30,7 @@ from toolscore_adapters.protocols.mcp_result import (
 )
 from toolscore_adapters.protocols.otel_spans import STATUS_ERROR, STATUS_OK, Span
 from toolscore_core import InputError, ToolCall
+from toolscore_core.kernel import readlimits
 
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "function.name", "ai.toolCall.name")
 CALL_ID_KEYS = ("gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id", "tool.call.id", "tool.id")
@@ -130,10 +131,10 @@ def _arguments(span: Span) -> dict[str, Any] | None:
     if isinstance(value, str):
         if not value.strip():
             return {}
-        try:
-            parsed = json.loads(value)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        try:  # within the kernel's read limits: nesting, integer length, lone surrogates
+            parsed = readlimits.loads(value, location=where, what="tool-call arguments are")
+        except json.JSONDecodeError as exc:
+            reason = exc.msg
             raise InputError(f"tool-call arguments are not valid JSON ({reason})", location=where,
                              expected="a JSON object, e.g. '{\"city\": \"Paris\"}'") from None
         if isinstance(parsed, dict):
@@ -152,8 +153,8 @@ def _result(span: Span) -> tuple[Any, Any, bool, bool | None, str | None]:
     # A result stays the text the span recorded (as tool results do in every other format);
     # only an MCP CallToolResult serialised as JSON is opened, to read its isError and text.
     if isinstance(value, str) and value.startswith("{") and '"content"' in value[:64]:
-        with contextlib.suppress(json.JSONDecodeError, RecursionError):
-            value = json.loads(value)
+        with contextlib.suppress(ValueError, RecursionError):  # InputError is a ValueError too
+            value = readlimits.loads(value)
     if looks_like_call_tool_result(value):
         result, structured, is_error, error = read_call_tool_result(value)
         return result, structured, True, is_error, error

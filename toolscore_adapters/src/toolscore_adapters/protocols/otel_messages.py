@@ -11,10 +11,10 @@ own example carries a leading space).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from toolscore_core import ToolCall
+from toolscore_core.kernel import readlimits
 
 OUTPUT_KEY = "gen_ai.output.messages"
 INPUT_KEY = "gen_ai.input.messages"
@@ -23,8 +23,8 @@ INPUT_KEY = "gen_ai.input.messages"
 def _messages(value: Any) -> list[Any]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
+            value = readlimits.loads(value)
+        except (ValueError, RecursionError):  # bad JSON, or past the read limits (an InputError)
             return []  # content we cannot read adds no calls; the tool spans still count
     return value if isinstance(value, list) else []
 
@@ -82,8 +82,8 @@ class RequestedCalls:
         raw = part.get("arguments")
         if isinstance(raw, str):
             try:
-                raw = json.loads(raw) if raw.strip() else {}
-            except (json.JSONDecodeError, RecursionError):
+                raw = readlimits.loads(raw) if raw.strip() else {}
+            except (ValueError, RecursionError):  # bad JSON, or past the read limits (an InputError)
                 raw = None
         args = raw if isinstance(raw, dict) else None
         metadata: dict[str, Any] = {"convention": "genai-messages"}

@@ -150,12 +150,20 @@ def _double(raw: Any, where: str) -> float:
     raise InputError(f"expected a number, found {raw!r}"[:120], location=where)
 
 
+_MAX_NANOS = 2**64 - 1  # OTLP times are fixed64 nanoseconds
+
+
 def _time(raw: Any, where: str, field: str = "") -> int | None:
     if raw is None or raw == "0" or raw == 0:
         return None
     if type(raw) is str and raw.isdigit():
-        return int(raw)
-    return _integer(raw, where + field)
+        value: int | None = int(raw) if len(raw) <= 20 else _MAX_NANOS + 1
+    else:
+        value = _integer(raw, where + field)
+    if value is not None and value > _MAX_NANOS:  # a 400-digit time would overflow every duration
+        raise InputError("a time is larger than OTLP's 64-bit nanoseconds", location=where + field,
+                         expected="nanoseconds since 1970 as a 64-bit number, e.g. \"1795000000001000000\"")
+    return value
 
 
 def span_id(raw: Any, where: str, field: str = "") -> str | None:

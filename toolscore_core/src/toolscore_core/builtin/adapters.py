@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.files import json_path
 from toolscore_core.kernel.interfaces import TraceAdapter
-from toolscore_core.kernel.model import ToolCall, Trace
+from toolscore_core.kernel.model import ToolCall, Trace, seconds
 from toolscore_core.kernel.plugins import hookimpl
 
 _CALL_FIELDS = {"tool", "args", "id", "call_id", "result", "structured_result", "is_error", "error",
@@ -85,7 +85,7 @@ class CustomCallListAdapter(TraceAdapter):
             structured_result=item.get("structured_result"),
             is_error=None if is_error is None else bool(is_error),
             error=None if error is None else str(error),
-            duration=None if duration is None else float(duration),
+            duration=seconds(duration),  # NaN, infinite or too large for a float: unknown
             denied=bool(item.get("denied", False)),
             denied_reason=item.get("denied_reason"),
             provider=item.get("provider"),

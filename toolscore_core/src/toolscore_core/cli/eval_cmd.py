@@ -127,6 +127,9 @@ def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None,
         plugin_manager=app.pm,
         metric_options=metric_options,
     )
+    from toolscore_core.cli.notices import warn_about_reading
+
+    warn_about_reading(evaluation.actual)  # e.g. a cut-off last line that was skipped
     return evaluation, list(evaluation.forbidden)
 
 
@@ -135,12 +138,10 @@ def write_report(exporter: Any, evaluation: Any, output: str | None, *, forbidde
     if output is None:
         exporter.export(evaluation, _stdout(), **options)
         return
-    target = Path(output)
-    try:
-        with target.open("w", encoding="utf-8", newline="\n") as stream:
-            exporter.export(evaluation, stream, **options)
-    except OSError as exc:
-        raise InputError(f"cannot write the report ({exc.strerror})", file=target) from None
+    from toolscore_core.kernel.files import write_atomic
+
+    # atomic: a CI step reading the report, or a second run writing it, never sees half of one
+    write_atomic(Path(output), lambda stream: exporter.export(evaluation, stream, **options), what="the report")
 
 
 def violation_count(evaluation: Any) -> int:

@@ -1,27 +1,39 @@
 """Reading user files (JSON, JSON Lines, YAML) into plain data, with errors people can act on.
 
 Every failure is an :class:`InputError` naming the file, the line and column, and what
-was expected: an empty file, invalid UTF-8, malformed JSON or YAML. Nothing here knows
-what the data means; callers validate its shape.
+was expected: an empty file, invalid UTF-8, malformed JSON or YAML, or valid data past the
+limits of :mod:`toolscore_core.kernel.readlimits` (a file too big to read whole, nesting
+too deep, an integer too long, a YAML alias bomb). Nothing here knows what the data
+means; callers validate its shape.
+
+Output files go through :func:`write_atomic`, so a reader (or a second run writing the
+same file) never sees half of one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterator, Sequence
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolscore_core.kernel import readlimits
 from toolscore_core.kernel.errors import InputError
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def read_text(path: str | Path) -> str:
-    """The file's text; a missing file, a directory or invalid UTF-8 is an InputError."""
+    """The file's text; a missing file, a directory, invalid UTF-8 or a file over the size
+    cap (:func:`~toolscore_core.kernel.readlimits.max_file_bytes`) is an InputError."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        with p.open("rb") as handle:
+            readlimits.check_file_size(p, os.fstat(handle.fileno()).st_size)  # refused before reading
+            raw = _read_capped(handle, p)
     except FileNotFoundError:
         raise InputError("file not found", file=p, hint="Check the path") from None
     except IsADirectoryError:
@@ -40,18 +52,33 @@ def read_text(path: str | Path) -> str:
         ) from None
 
 
+def _read_capped(handle: Any, path: Path) -> bytes:
+    """All of ``handle``, in chunks, refused as soon as it passes the cap (a pipe or a file
+    still growing says nothing of its size up front). Chunks, not ``read(cap + 1)``: that
+    would allocate the whole cap at once, even for a 1 kB file."""
+    cap = readlimits.max_file_bytes()
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = handle.read(1024 * 1024)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > cap:
+            readlimits.check_file_size(path, total)
+        chunks.append(chunk)
+
+
 def parse_json_text(text: str, *, file: str | Path | None = None) -> Any:
-    """Parse JSON; errors name the line and column."""
+    """Parse JSON (within :mod:`~toolscore_core.kernel.readlimits`); errors name the line and column."""
     try:
-        return json.loads(text)
+        return readlimits.loads(text, file=file)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"is not valid JSON ({exc.msg})",
             file=file,
             location=f"line {exc.lineno}, column {exc.colno}",
         ) from None
-    except RecursionError:
-        raise InputError("is nested too deeply to read", file=file) from None
 
 
 def iter_json_lines(text: str, *, file: str | Path | None = None) -> Iterator[Any]:
@@ -60,7 +87,7 @@ def iter_json_lines(text: str, *, file: str | Path | None = None) -> Iterator[An
         if not line.strip():
             continue
         try:
-            yield json.loads(line)
+            yield readlimits.loads(line, file=file, location=f"line {number}", what="line is")
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"line is not valid JSON ({exc.msg})",
@@ -80,19 +107,31 @@ def looks_like_json_lines(text: str) -> bool:
         return False
     try:
         json.loads(first)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or JSON past the limits: not JSON Lines
         return False
     return True
 
 
 def parse_yaml_text(text: str, *, file: str | Path | None = None) -> Any:
-    """Parse YAML (safe loader); errors name the line and column."""
+    """Parse YAML (safe loader); errors name the line and column.
+
+    The document is composed first and checked (:func:`~toolscore_core.kernel.readlimits.check_yaml`:
+    alias expansion budget, self-referencing aliases, complex keys, nesting) before any
+    Python value is built from it, so an alias bomb is refused in a few steps.
+    """
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     yaml = YAML(typ="safe", pure=True)
     try:
-        return yaml.load(text)
+        node = yaml.compose(text)
+        readlimits.check_yaml(node, file=file)
+        if node is None:
+            return None
+        return readlimits.walk(yaml.constructor.construct_document(node), file=file)
+    except RecursionError:
+        raise InputError("is nested too deeply to read", file=file,
+                         expected=f"at most {readlimits.MAX_NESTING} levels") from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark
         location = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
@@ -130,3 +169,54 @@ def json_path(parts: Sequence[str | int]) -> str:
         else:
             out += f"[{json.dumps(part)}]"
     return out
+
+
+def write_atomic(path: str | Path, text: str | Callable[[Any], None], *, what: str = "the file") -> None:
+    """Write ``text`` to ``path`` so that no reader ever sees a partial file.
+
+    ``text`` is the whole content, or a function that writes it to the stream it is given
+    (for renderers that write as they go). The content goes to a temporary file in the same
+    directory, is fsynced, and replaces ``path`` in one ``os.replace``: a crash, a full disk
+    or eight runs writing the same baseline at once leave either the old file or one whole
+    new one, never a mix. A file that cannot be written is an InputError naming it and
+    ``what`` it was (``"the baseline"``, ``"the report"``).
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(f"cannot write {what} ({exc.strerror})", file=target) from None
+    try:
+        try:
+            with open(fd, "w", encoding="utf-8", newline="\n") as stream:
+                if callable(text):
+                    text(stream)
+                else:
+                    stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            if target.exists():
+                with contextlib.suppress(OSError):  # keep the mode the old file had
+                    os.chmod(temp, target.stat().st_mode & 0o777)
+            else:
+                os.chmod(temp, 0o666 & ~_umask())
+            os.replace(temp, target)
+        except OSError as exc:
+            raise InputError(f"cannot write {what} ({exc.strerror})", file=target) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+_UMASK: list[int] = []
+
+
+def _umask() -> int:
+    """The process umask (read once: reading it means setting it, briefly, for every thread)."""
+    if not _UMASK:
+        current = os.umask(0o022)
+        os.umask(current)
+        _UMASK.append(current)
+    return _UMASK[0]

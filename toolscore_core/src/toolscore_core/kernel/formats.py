@@ -8,7 +8,7 @@ A reader that meets a version it does not list refuses the file rather than gues
 
 from __future__ import annotations
 
-__all__ = ["MCP_SESSION_KEY", "MCP_SESSION_KIND", "MCP_SESSION_VERSION", "MCP_SESSION_VERSIONS_READ"]
+__all__ = ["MCP_SESSION_KEY", "MCP_SESSION_KIND", "MCP_SESSION_VERSION", "MCP_SESSION_VERSIONS_READ", "TORN_TAIL_KEY"]
 
 #: The header line's key naming which Toolscore record a file holds.
 MCP_SESSION_KEY = "toolscore_record"
@@ -18,3 +18,7 @@ MCP_SESSION_KIND = "mcp-session"
 MCP_SESSION_VERSION = 1
 #: Every version a reader understands.
 MCP_SESSION_VERSIONS_READ: tuple[int, ...] = (1,)
+
+#: ``Trace.metadata`` key an adapter sets when it skipped a cut-off last line of a JSON Lines
+#: file (its value: one sentence for a person); the CLI prints it as a warning on stderr.
+TORN_TAIL_KEY = "torn_tail"

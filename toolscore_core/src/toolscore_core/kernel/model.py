@@ -28,6 +28,22 @@ def _as_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(value)
 
 
+def seconds(value: Any) -> float | None:
+    """A duration fit to keep: a finite, non-negative number of seconds, else ``None`` (unknown).
+
+    Why not an error: a trace's duration is a side note, and a NaN, an infinity or a
+    400-digit number in it (which ``float()`` cannot even hold) must neither crash a report
+    nor reach a JSON file as a bare ``NaN``; it is simply not known. A bool is not a duration.
+    """
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if number >= 0 and number != float("inf") else None  # NaN fails >= 0
+
+
 @attrs.frozen(slots=True)
 class ToolCall:
     """One tool call an agent made, with whatever the source recorded about its outcome.
@@ -45,7 +61,7 @@ class ToolCall:
     structured_result: Any = None
     is_error: bool | None = None
     error: str | None = None
-    duration: float | None = None  # seconds
+    duration: float | None = attrs.field(default=None, converter=seconds)  # seconds; None: unknown
     denied: bool = False
     denied_reason: str | None = None
     provider: str | None = None
@@ -73,6 +89,7 @@ class ToolCall:
 
 
 _CALL_KEYS: tuple[str, ...] = tuple(a.name for a in attrs.fields(ToolCall))
+
 
 
 @attrs.frozen(slots=True)

@@ -106,11 +106,10 @@ def save_baseline(evaluation: Evaluation, path: str | Path, *, gold_file: str | 
     later); a file that cannot be written is an :class:`InputError`.
     """
     data = make_baseline(evaluation, gold_file=gold_file, trace_file=trace_file)
-    target = Path(path)
-    try:
-        target.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write the baseline ({exc.strerror})", file=target) from None
+    from toolscore_core.kernel.files import write_atomic
+
+    # atomic: eight CI jobs saving the same baseline at once leave one whole file, never a mix
+    write_atomic(Path(path), json.dumps(data, indent=2) + "\n", what="the baseline")
     return data
 
 

@@ -24,8 +24,11 @@ from toolscore_core.reports.summary import (
 from toolscore_core.reports.text import format_call, percent, safe_text
 
 SUITE = "toolscore.eval"
-# Characters XML 1.0 cannot carry at all, even escaped.
-_XML_BAD = {c: None for c in range(32) if c not in (9, 10, 13)}
+# Characters XML 1.0 cannot carry at all, even escaped: C0 controls other than tab and
+# newlines are dropped; surrogates and the non-characters U+FFFE and U+FFFF (a tool name
+# may hold them) become U+FFFD, so the name stays recognisable and the file well-formed.
+_XML_BAD: dict[int, str | None] = {c: None for c in range(32) if c not in (9, 10, 13)}
+_XML_BAD.update({c: "\ufffd" for c in (*range(0xD800, 0xE000), 0xFFFE, 0xFFFF)})
 
 
 def _clean(text: str) -> str:

@@ -15,7 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore_core.kernel.jsonsafe import MAX_ITEMS, MAX_STRING, bounded
-from toolscore_core.kernel.model import CallPair, Evaluation, ExpectedCall, Finding, ToolCall, Trace
+from toolscore_core.kernel.model import (
+    CallPair,
+    Evaluation,
+    ExpectedCall,
+    Finding,
+    ToolCall,
+    Trace,
+    seconds,
+)
 from toolscore_core.scoring.matchers import parse_matchers, to_json_form
 from toolscore_core.scoring.secrets import redact
 
@@ -71,7 +79,7 @@ def evaluation_to_dict(evaluation: Evaluation, *, max_string: int = MAX_STRING, 
     actual = [
         {"index": i, "tool": c.tool, "args": bounded(c.args, **limits) if c.args is not None else None,
          "result": bounded(c.result, **limits), "is_error": c.is_error,
-         "error": bounded(c.error, **limits) if c.error is not None else None, "duration": c.duration,
+         "error": bounded(c.error, **limits) if c.error is not None else None, "duration": seconds(c.duration),
          "denied": c.denied, "id": c.id, "paired_with": act_to_exp.get(i)}
         for i, c in enumerate(evaluation.actual.calls)
     ]

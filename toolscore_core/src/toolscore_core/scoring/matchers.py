@@ -74,26 +74,53 @@ class _Any(Matcher):
 ANY = _Any()
 
 
+REGEX_SECONDS = 1.0  # time one match of a user's regex may take before it is called too slow
+
+
 class Regex(Matcher):
-    """The actual value is a string the pattern matches in full (``re.fullmatch``)."""
+    """The actual value is a string the pattern matches in full (``re.fullmatch``).
+
+    Patterns come from gold and policy files, and a pattern such as ``(\\w+\\s?)*;`` takes
+    exponential time on a long argument (catastrophic backtracking): Python's ``re`` would
+    hang ``eval`` for hours. So patterns run on the ``regex`` engine (same syntax) with a
+    time budget of :data:`REGEX_SECONDS` per match; a match past it is an
+    :class:`InputError` naming the pattern and, when it came from a file, the file and the
+    place in it (``origin``, set by :func:`parse_matchers`).
+    """
 
     json_key = "$regex"
 
     def __init__(self, pattern: str) -> None:
+        import regex
+
         if not isinstance(pattern, str):
             raise InputError(f"a regex must be a string, not {type(pattern).__name__}")
         try:
-            self._compiled = re.compile(pattern)
-        except re.error as exc:
+            self._compiled = regex.compile(pattern)
+        except (regex.error, re.error) as exc:
             raise InputError(f"invalid regex {pattern!r} ({exc})", hint="Fix the pattern's syntax") from None
         self.pattern = pattern
+        self.origin: tuple[str | None, str | None] = (None, None)  # (file, place in it)
 
     def matches(self, actual: Any) -> bool:
-        return isinstance(actual, str) and self._compiled.fullmatch(actual) is not None
+        return isinstance(actual, str) and self._run(self._compiled.fullmatch, actual)
 
     def search(self, actual: Any) -> bool:
         """The pattern occurs anywhere in ``actual`` (how forbidden rules use it)."""
-        return isinstance(actual, str) and self._compiled.search(actual) is not None
+        return isinstance(actual, str) and self._run(self._compiled.search, actual)
+
+    def _run(self, method: Callable[..., Any], actual: str) -> bool:
+        try:
+            return method(actual, timeout=REGEX_SECONDS) is not None
+        except TimeoutError:
+            file, location = self.origin
+            shown = self.pattern if len(self.pattern) <= 80 else self.pattern[:80] + "…"
+            raise InputError(
+                f"regex {shown!r} took more than {REGEX_SECONDS:g} s on a value of {len(actual):,} characters "
+                "(catastrophic backtracking)",
+                file=file, location=location,
+                hint="Rewrite it without a repetition inside a repetition, such as (\\w+\\s?)* or (a+)+",
+            ) from None
 
     def to_json(self) -> dict[str, Any]:
         return {"$regex": self.pattern}
@@ -451,10 +478,13 @@ def parse_matchers(
     elif key == "$one_of" and isinstance(data[key], list):
         form[key] = [parse_matchers(v, file=file, path=[*where, key, i]) for i, v in enumerate(data[key])]
     try:
-        return builder(form)
+        built = builder(form)
     except InputError as exc:
         raise InputError(exc.message, file=file, location=json_path(where),
                          expected=exc.expected, hint=exc.hint) from None
+    if isinstance(built, Regex):
+        built.origin = (None if file is None else str(file), json_path(where))
+    return built
 
 
 __all__ = [

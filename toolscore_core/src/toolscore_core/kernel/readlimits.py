@@ -1,0 +1,260 @@
+"""What Toolscore agrees to read: limits that keep valid but extreme input from crashing it.
+
+A trace, a gold file or a tools listing can be valid JSON or YAML and still break a reader
+that trusts it: arrays nested 900 deep overflow every recursive walk (comparison,
+redaction, rendering); an integer of 5,000 digits cannot even be turned back into text
+(Python's ``int_max_str_digits``); a lone surrogate (``"\\ud800"``) is a valid JSON escape
+but no UTF-8 writer can encode it, so every report would fail; a 409-byte YAML alias bomb
+expands to gigabytes; a self-referencing alias makes data that has no end. Each is
+answered here, once, for every reader in every distribution:
+
+- **nesting** deeper than :data:`MAX_NESTING` levels is an :class:`InputError` (no real
+  tool argument comes close, and every walk after this point may then recurse safely);
+- **an integer of more than** :data:`MAX_INT_DIGITS` **digits** is an InputError naming
+  its line and column;
+- **a lone surrogate** is read as U+FFFD (the replacement character), so the value can
+  be shown and written everywhere; a surrogate pair is already one character by then;
+- **YAML aliases** may add at most :data:`MAX_ALIAS_VALUES` values to a document; an alias
+  inside its own anchor, and a mapping or sequence used as a key, are InputErrors naming
+  the line;
+- **a file read whole** may be at most :func:`max_file_bytes` long (files that can be
+  streamed, such as JSON Lines exports, are read line by line instead).
+
+The checks that walk the data run only when the text could need them (enough brackets to
+be deep, a ``\\ud`` escape), so ordinary input pays one ``str.count``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from toolscore_core.kernel.errors import InputError
+
+MAX_NESTING = 100  # levels of arrays/objects inside each other
+MAX_INT_DIGITS = 4300  # Python's own limit for turning an int into text (sys.int_info)
+MAX_ALIAS_VALUES = 100_000  # values YAML aliases may add to a document by repetition
+DEFAULT_MAX_FILE_MB = 256
+MAX_FILE_ENV = "TOOLSCORE_MAX_INPUT_MB"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONG_INT = re.compile(r"-?\d{" + str(MAX_INT_DIGITS + 1) + ",}")
+
+
+def max_file_bytes() -> int:
+    """The largest file read whole, in bytes (``TOOLSCORE_MAX_INPUT_MB`` overrides the default)."""
+    raw = os.environ.get(MAX_FILE_ENV, "").strip()
+    if raw:
+        try:
+            megabytes = float(raw)
+        except ValueError:
+            megabytes = -1.0
+        if not megabytes > 0 or megabytes == float("inf"):
+            raise InputError(f"{MAX_FILE_ENV}={raw!r} is not a positive number of megabytes",
+                             hint=f"Unset it, or give e.g. {MAX_FILE_ENV}=1024")
+        return int(megabytes * 1024 * 1024)
+    return DEFAULT_MAX_FILE_MB * 1024 * 1024
+
+
+def check_file_size(path: str | Path, size: int) -> None:
+    """InputError when a file of ``size`` bytes is over the cap for files read whole."""
+    cap = max_file_bytes()
+    if size > cap:
+        raise InputError(
+            f"is {size / 1048576:,.1f} MB, over the {cap / 1048576:,.0f} MB Toolscore reads into memory at once",
+            file=path,
+            hint=f"Split the file, save it as JSON Lines (read a line at a time), or raise the cap with "
+                 f"{MAX_FILE_ENV}=N (megabytes)",
+        )
+
+
+def loads(text: str, *, file: str | Path | None = None, location: str | None = None, what: str = "is") -> Any:
+    """``json.loads`` with the limits above; every refusal is an InputError.
+
+    ``what`` starts the message (``"is"`` for a whole file, ``"tool-call arguments are"``
+    for a string inside one), ``location`` says where the text sits when it is not the whole
+    file. Syntax errors are left to the caller (``json.JSONDecodeError`` propagates), which
+    knows how to word them.
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise InputError(f"{what} nested too deeply to read", file=file, location=location,
+                         expected=f"at most {MAX_NESTING} levels of arrays and objects") from None
+    except ValueError as exc:  # the only other ValueError json raises: an integer too long to read
+        raise _long_int_error(text, what, file, location, exc) from None
+    return settle(value, text, file=file, location=location, what=what)
+
+
+def settle(value: Any, text: str, *, file: str | Path | None = None, location: str | None = None,
+           what: str = "is") -> Any:
+    """``value`` (parsed from ``text``) checked for nesting and with lone surrogates replaced.
+
+    For readers that parse by other means (``raw_decode`` in a hot loop): the cheap tests on
+    ``text`` decide whether the value needs walking at all.
+    """
+    deep = text.count("[") + text.count("{") > MAX_NESTING
+    surrogates = "\\ud" in text or "\\uD" in text
+    if not deep and not surrogates:
+        return value
+    return walk(value, file=file, location=location, what=what)
+
+
+def walk(value: Any, *, file: str | Path | None = None, location: str | None = None, what: str = "is") -> Any:
+    """Check nesting and replace lone surrogates in parsed data (lists and dicts changed in place).
+
+    Iterative, so the check itself cannot overflow the stack it protects. A cycle (only
+    possible from YAML, where :func:`check_yaml` refuses it first) ends as "nested too deeply".
+    """
+    value = _clean_text(value)
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise InputError(f"{what} nested more than {MAX_NESTING} levels deep (arrays and objects inside "
+                             "each other)", file=file, location=location,
+                             expected=f"at most {MAX_NESTING} levels")
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = _clean_text(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append((item, depth + 1))
+        elif isinstance(node, dict):
+            if any(isinstance(k, str) and _SURROGATE.search(k) for k in node):
+                items = [(_clean_text(k), v) for k, v in node.items()]
+                node.clear()
+                node.update(items)
+            for key, item in node.items():
+                if isinstance(item, str):
+                    node[key] = _clean_text(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append((item, depth + 1))
+    return value
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (for strings that do not come
+    from JSON, such as a Python caller's or an SDK object's)."""
+    return _clean_text(text)
+
+
+def _clean_text(value: Any) -> Any:
+    if isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+        return _SURROGATE.sub("\ufffd", value)
+    return value
+
+
+def _long_int_error(text: str, what: str, file: str | Path | None, location: str | None,
+                    exc: ValueError) -> InputError:
+    found = _LONG_INT.search(text)
+    if found is None:  # not the case we know: say what json said, still as bad input
+        return InputError(f"{what} not readable JSON ({exc})", file=file, location=location)
+    line = text.count("\n", 0, found.start()) + 1
+    column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+    digits = len(found.group().lstrip("-"))
+    where = f"line {line}, column {column}" if location is None else f"{location}, line {line}, column {column}"
+    return InputError(f"{what} not readable: an integer of {digits:,} digits is longer than Toolscore reads",
+                      file=file, location=where,
+                      expected=f"integers of at most {MAX_INT_DIGITS:,} digits (write a longer number as a string)")
+
+
+# --- YAML ---------------------------------------------------------------------------------------------------
+
+
+def check_yaml(node: Any, *, file: str | Path | None = None) -> None:
+    """Refuse a composed YAML document (ruamel nodes) that cannot be read safely.
+
+    Counts the values the document would have once every alias is expanded, without
+    expanding anything (each node is counted once, then its total reused), so a billion
+    laughs costs a few hundred steps to refuse. Also refuses an alias used inside its own
+    anchor (data without end), a mapping or sequence as a key (JSON has only string keys,
+    and Python cannot hash one), and nesting deeper than :data:`MAX_NESTING`.
+    """
+    if node is None:
+        return
+    totals: dict[int, int] = {}  # id(node) -> values it stands for, aliases expanded
+    open_nodes: set[int] = set()
+    distinct = 0
+    stack: list[tuple[Any, int, bool]] = [(node, 1, False)]
+    while stack:
+        current, depth, done = stack.pop()
+        key = id(current)
+        if done:
+            open_nodes.discard(key)
+            totals[key] = 1 + sum(totals[id(child)] for child in _children(current))
+            continue
+        if key in totals:
+            continue
+        if key in open_nodes:
+            raise InputError("has an alias inside its own anchor (the data would never end)", file=file,
+                             location=_mark(current), hint="Replace the alias (*name) by the value it should stand for")
+        if depth > MAX_NESTING:
+            raise InputError(f"is nested more than {MAX_NESTING} levels deep", file=file, location=_mark(current),
+                             expected=f"at most {MAX_NESTING} levels")
+        distinct += 1
+        open_nodes.add(key)
+        stack.append((current, depth, True))
+        if _kind(current) == "mapping":
+            for key_node, _ in current.value:
+                if _kind(key_node) != "scalar":
+                    raise InputError(f"uses a {_kind(key_node)} as a mapping key", file=file, location=_mark(key_node),
+                                     expected="plain keys (text or numbers), as JSON has")
+        for child in _children(current):
+            if id(child) in open_nodes:
+                raise InputError("has an alias inside its own anchor (the data would never end)", file=file,
+                                 location=_mark(child),
+                                 hint="Replace the alias (*name) by the value it should stand for")
+            if id(child) not in totals:
+                stack.append((child, depth + 1, False))
+    expanded = totals[id(node)]
+    if expanded - distinct > MAX_ALIAS_VALUES:
+        raise InputError(
+            f"has aliases that expand it to {expanded:,} values from {distinct:,} written (a YAML alias bomb?)",
+            file=file, expected=f"aliases adding at most {MAX_ALIAS_VALUES:,} values",
+            hint="Write the repeated values out, or use fewer nested aliases")
+
+
+def _kind(node: Any) -> str:
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    if isinstance(node, MappingNode):
+        return "mapping"
+    if isinstance(node, SequenceNode):
+        return "sequence"
+    return "scalar"
+
+
+def _children(node: Any) -> list[Any]:
+    kind = _kind(node)
+    if kind == "mapping":
+        return [item for pair in node.value for item in pair]
+    if kind == "sequence":
+        return list(node.value)
+    return []
+
+
+def _mark(node: Any) -> str | None:
+    mark = getattr(node, "start_mark", None)
+    return None if mark is None else f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+__all__ = [
+    "DEFAULT_MAX_FILE_MB",
+    "MAX_ALIAS_VALUES",
+    "MAX_FILE_ENV",
+    "MAX_INT_DIGITS",
+    "MAX_NESTING",
+    "check_file_size",
+    "check_yaml",
+    "clean_text",
+    "loads",
+    "max_file_bytes",
+    "settle",
+    "walk",
+]
