@@ -21,6 +21,7 @@ RUNS: list[list[str]] = [
     ["bench_adapters_otel.py", "--calls", "100000", "--gigabytes", "0.1"],
     ["bench_mcp_clients.py"],
     ["bench_mcp_test.py", "--no-write"],
+    ["bench_flood.py", "--seconds", "3"],
     ["bench_agent_study.py", "--runs", "1000", "--workers", "1", "4"],
 ]
 

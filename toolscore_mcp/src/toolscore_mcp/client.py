@@ -20,7 +20,9 @@ it closes the session and always reaps the process. Without ``with``: ``c.start(
 c.initialize(); ...; c.close()``.
 
 Constructors
-  ``MCPStdioClient(command, *, env=None, cwd=None, timeout=30.0, close_grace=1.0, **options)``
+  ``MCPStdioClient(command, *, env=None, cwd=None, timeout=30.0, close_grace=1.0,
+  max_message_bytes=64 MiB, launcher=None, **options)``: a longer stdout line is skipped and
+  the call it answered fails as a protocol error (``oversized_messages`` counts them).
   ``command`` is a string split like a shell (shlex) or an argv list; ``env`` is added to
   the current environment.
   ``MCPHttpClient(url, *, headers=None, header_env=None, timeout=30.0, listen=None, **options)``
@@ -51,7 +53,8 @@ Attributes
   ``era`` ("modern"/"handshake"), ``protocol_version``, ``server_info``, ``capabilities``,
   ``instructions``, ``alive``, ``stderr_text`` (stdio: the server's stderr, kept apart),
   ``noise`` (first 50 stray stdout lines that were not JSON-RPC, invalid UTF-8 replaced)
-  and ``noise_count``, ``notifications`` (every notification received), ``server_requests``
+  and ``noise_count``, ``notifications`` (the latest 1,000 received; ``notifications_dropped``
+  counts older ones), ``server_requests``
   (requests the server sent us; ping -> {}, roots/list -> {"roots": roots}, anything else
   -> method not found), ``late_responses`` (answers that came after their request timed
   out), ``pid`` and ``exit_code`` (stdio), ``session_id``, ``last_status`` and

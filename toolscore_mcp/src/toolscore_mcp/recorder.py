@@ -3,7 +3,7 @@
 Format (the contract with the ``mcp`` adapter of toolscore-adapters), JSON Lines, UTF-8,
 append-only, one flushed line per event so a killed relay loses nothing already written:
 
-- line 1, the header: ``{"toolscore_record": "mcp-session", "version": 1,
+- the header, first line of each session (sessions are appended one after another): ``{"toolscore_record": "mcp-session", "version": 1,
   "started_at": "2026-12-02T12:00:00.000Z", "command": [...], "redacted": true}``;
 - ``{"t": 0.0123, "dir": "c2s"|"s2c", "msg": {...}}``: a JSON-RPC message as relayed
   (``t`` = seconds since ``started_at``);
@@ -44,18 +44,21 @@ class SessionRecorder:
 
     def __init__(self, stream: IO[str], command: list[str], *, redact: bool = True) -> None:
         self.stream = stream
+        self.where = getattr(stream, "name", "") or ""  # for messages about the file
         self.redact = redact
         self.started = time.monotonic()
         self.calls_written = 0
         self.unanswered: dict[Any, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._redactor = None
+        from toolscore_core.scoring.secrets import redact_command
+
         if redact:
             from toolscore_core.scoring.secrets import redact as redact_value
 
             self._redactor = redact_value
         self._write({MCP_SESSION_KEY: MCP_SESSION_KIND, "version": MCP_SESSION_VERSION, "started_at": _utc_stamp(),
-                     "command": self._clean(list(command)), "redacted": redact})
+                     "command": redact_command(list(command)) if redact else list(command), "redacted": redact})
 
     def now(self) -> float:
         return round(time.monotonic() - self.started, 6)
@@ -83,7 +86,7 @@ class SessionRecorder:
             return
         try:
             message = json.loads(stripped.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # nested too deep to read: kept as text
             text = stripped.decode("utf-8", errors="replace")
             self._write({"t": t, "dir": direction, "raw": self._clean(text)})
             return

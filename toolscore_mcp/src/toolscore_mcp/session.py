@@ -44,6 +44,11 @@ NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/
 CLIENT_INFO = {"name": "toolscore", "version": "0.1.0"}
 METHOD_NOT_FOUND = -32601
 MAX_NOISE_KEPT = 50
+#: Notifications kept per session (the most recent; older ones are counted and dropped):
+#: a server flooding progress messages must not grow the client without bound.
+MAX_NOTIFICATIONS_KEPT = 1000
+MAX_NOTIFICATION_BYTES_KEPT = 16 * 1024 * 1024
+MAX_SERVER_REQUESTS_KEPT = 1000
 MAX_TOOL_PAGES = 1000
 
 ServerRequestHandler = Callable[[dict[str, Any]], dict[str, Any]]
@@ -118,6 +123,9 @@ class MCPClient:
         self.server_requests: list[dict[str, Any]] = []
         self.noise: list[str] = []
         self.noise_count = 0
+        self.notifications_dropped = 0
+        self._notification_sizes: list[int] = []
+        self._notification_bytes = 0
         self.late_responses = 0
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -184,6 +192,24 @@ class MCPClient:
         out["_meta"] = {**self._meta_envelope(), **(out.get("_meta") or {})}
         return out
 
+    def _keep_notification(self, message: dict[str, Any], size: int) -> None:
+        """Keep a notification (``size``: its length on the wire) within the count and byte
+        budgets, dropping the oldest in batches so a flood costs amortised O(1) each."""
+        self.notifications.append(message)
+        self._notification_sizes.append(size)
+        self._notification_bytes += size
+        if len(self.notifications) <= 2 * MAX_NOTIFICATIONS_KEPT and self._notification_bytes <= MAX_NOTIFICATION_BYTES_KEPT:
+            return
+        drop = max(0, len(self.notifications) - MAX_NOTIFICATIONS_KEPT)
+        freed = sum(self._notification_sizes[:drop])
+        while drop < len(self.notifications) - 1 and self._notification_bytes - freed > MAX_NOTIFICATION_BYTES_KEPT // 2:
+            freed += self._notification_sizes[drop]
+            drop += 1
+        del self.notifications[:drop]
+        del self._notification_sizes[:drop]
+        self._notification_bytes -= freed
+        self.notifications_dropped += drop
+
     def _note_noise(self, text: str) -> None:
         self.noise_count += 1
         if len(self.noise) < MAX_NOISE_KEPT:
@@ -192,7 +218,8 @@ class MCPClient:
     def _answer_server_request(self, message: dict[str, Any]) -> dict[str, Any]:
         """The response to a request the server sent us (ping, roots/list, ...)."""
         method = message.get("method")
-        self.server_requests.append(message)
+        if len(self.server_requests) < MAX_SERVER_REQUESTS_KEPT:
+            self.server_requests.append(message)
         handler = self.request_handlers.get(str(method))
         try:
             if handler is not None:
@@ -250,11 +277,17 @@ class MCPClient:
         ``auto`` first sends ``server/discover`` (2026-07-28); any error or refusal falls
         back to the ``initialize`` handshake (newest version first). A stdio server that
         died on the probe is restarted once before the handshake.
+
+        Start-up as a whole costs at most ``timeout``: in ``auto`` the probe may use half of
+        it (at most 15 s) and the handshake what is left, so a server that never answers
+        costs the user the bound they chose, not the sum of every attempt.
         """
         era = era or self.requested_era
+        started = time.monotonic()
+        probe_timed_out = False
         if era in ("auto", "modern"):
             try:
-                return self._discover()
+                return self._discover(self.timeout if era == "modern" else min(self.timeout / 2, 15.0))
             except MCPServerGone as exc:
                 if era == "modern":
                     raise self._gone_before_init(exc, "server/discover") from None
@@ -262,15 +295,17 @@ class MCPClient:
             except MCPTimeoutError as exc:
                 if era == "modern":
                     raise MCPConnectionError(f"{self.describe()}: no answer to server/discover within {exc.timeout:g} s") from None
+                probe_timed_out = True
             except (MCPRemoteError, MCPProtocolError) as exc:
                 if era == "modern":
                     raise MCPConnectionError(f"{self.describe()} does not speak the {MODERN_VERSION} era: {exc}") from None
-        return self._handshake()
+        left = max(0.05, self.timeout - (time.monotonic() - started))
+        return self._handshake(left, probe_timed_out=probe_timed_out)
 
-    def _discover(self) -> dict[str, Any]:
+    def _discover(self, timeout: float) -> dict[str, Any]:
         self.era = "modern"
         try:
-            result = self.request("server/discover", {}, timeout=min(self.timeout, 15.0))
+            result = self.request("server/discover", {}, timeout=timeout)
             versions = result.get("supportedVersions")
             if not isinstance(versions, list) or MODERN_VERSION not in versions:
                 raise MCPProtocolError(f"server/discover offers {versions!r}, not {MODERN_VERSION}")
@@ -289,7 +324,7 @@ class MCPClient:
         self.instructions = instructions if isinstance(instructions, str) else None
         return result
 
-    def _handshake(self) -> dict[str, Any]:
+    def _handshake(self, timeout: float | None = None, *, probe_timed_out: bool = False) -> dict[str, Any]:
         self.era = "handshake"
         params = {
             "protocolVersion": HANDSHAKE_VERSIONS[0],
@@ -297,15 +332,18 @@ class MCPClient:
             "clientInfo": self.client_info,
         }
         try:
-            result = self.request("initialize", params)
+            result = self.request("initialize", params, timeout=timeout)
         except MCPServerGone as exc:
             self.era = None
             raise self._gone_before_init(exc, "initialize") from None
         except MCPTimeoutError as exc:
             self.era = None
+            asked = "server/discover or initialize" if probe_timed_out else "initialize"
             raise MCPConnectionError(
-                f"{self.describe()}: no answer to initialize within {exc.timeout:g} s",
-                hint="Check that the command starts an MCP server on stdio, or raise --timeout",
+                f"{self.describe()}: no answer to {asked} within {self.timeout if probe_timed_out else exc.timeout:g} s"
+                " (waiting for the server to start)",
+                hint=("Check that the command starts an MCP server on stdio, or raise --timeout" if self.transport == "stdio"
+                      else "Check that the URL is an MCP endpoint that answers, or raise --timeout"),
             ) from None
         except MCPRemoteError as exc:
             self.era = None
@@ -330,7 +368,10 @@ class MCPClient:
         GET stream here, so requests the server sends right after ``initialized`` arrive)."""
 
     def _gone_before_init(self, exc: MCPServerGone, method: str) -> MCPConnectionError:
-        tail = self.stderr_text.strip()[-400:]
+        from toolscore_core.scoring.secrets import redact_command
+
+        # redacted whole, then cut: a key cut in two by the cut would not be recognised
+        tail = redact_command(self.stderr_text.strip())[-400:]
         code = f" with code {exc.server_exit_code}" if exc.server_exit_code is not None else ""
         return MCPConnectionError(
             f"{self.describe()} exited{code} before answering {method}",
