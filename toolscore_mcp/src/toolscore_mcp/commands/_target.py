@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from toolscore_core.cli.params import Seconds
+
 if TYPE_CHECKING:
     from toolscore_mcp.session import MCPClient
 
@@ -32,8 +34,8 @@ def server_target_options(fn: F) -> F:
     The command receives ``target`` (a tuple of words; one word is split like a shell),
     ``config_file``, ``server_name`` and ``timeout``.
     """
-    fn = click.option("--timeout", type=float, default=30.0, show_default=True, metavar="SECONDS",
-                      help="Seconds to wait for each answer from the server.")(fn)
+    fn = click.option("--timeout", type=Seconds(), default=30.0, show_default=True, metavar="SECONDS",
+                      help="Seconds to wait for each answer from the server, and for its start-up as a whole.")(fn)
     fn = click.option("--server", "server_name", metavar="NAME", help="Server entry in --config FILE.")(fn)
     fn = click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
                       help="Claude Desktop / Cursor / VS Code config file that defines the server.")(fn)

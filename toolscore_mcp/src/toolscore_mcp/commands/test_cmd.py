@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from toolscore_core.cli import App, run_command
+from toolscore_core.cli.params import Seconds
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.exporters import find_exporter
 from toolscore_mcp.commands._target import target_words
 
 REPORT_FORMATS = ("console", "md", "html", "json")
+#: Start-up bound when --timeout is not given (``npx -y`` may download the server first).
+STARTUP_SECONDS = 30.0
 GRADES = ("A", "B", "C", "D", "F")
 _EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json", ".txt": "console"}
 
@@ -67,13 +72,14 @@ def write_report(exporter: Any, card: Any, output: str | None) -> None:
     if output is None:
         exporter.export(card, sys.stdout)
         return
+    from toolscore_core.kernel.files import write_atomic
+
     path = Path(output)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as stream:
-            exporter.export(card, stream)
     except OSError as exc:
         raise InputError(f"cannot write the report ({exc.strerror})", file=path) from None
+    write_atomic(path, lambda stream: exporter.export(card, stream), what="the report")
     click.echo(f"toolscore: scorecard report written to {path}", err=True)
 
 
@@ -86,22 +92,36 @@ def verdict_markdown(card: Any, *, failed: bool, reasons: list[str]) -> str:
     return "\n".join(lines) + render_markdown(card, heading="###") + "\n"
 
 
-def progress_reporter(enabled: bool) -> tuple[Any, Any]:
-    """A (callback, stop) pair that draws a progress bar on stderr, or does nothing."""
+def progress_reporter(enabled: bool, *, log_lines: bool = False) -> tuple[Any, Any, Any]:
+    """An (update, activity, stop) triple: a progress bar on stderr that names what it waits
+    for ("calling tool X (scenario 3/12)"), or with ``log_lines`` one stderr line per step
+    for a CI log (where a bar cannot draw), or nothing. A run that seems stuck must say on
+    what; the text comes from the server (tool names), so it is shown with ``visible``."""
+    from toolscore_core.reports.text import visible
+
+    if log_lines:
+        def say(text: str) -> None:
+            click.echo(f"toolscore: {visible(text, 200)}", err=True)
+
+        return None, say, lambda: None
     if not enabled:
-        return None, lambda: None
+        return None, None, lambda: None
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn("testing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.description}", markup=False),
                    console=Console(file=sys.stderr), transient=True)
-    task = bar.add_task("scenarios", total=None)
+    task = bar.add_task("", total=None)
     bar.start()
 
     def update(done: int, total: int) -> None:
         bar.update(task, completed=done, total=total)
 
-    return update, bar.stop
+    def activity(text: str) -> None:
+        bar.update(task, description=visible(text, 80))
+
+    return update, activity, bar.stop
 
 
 @click.command("test", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -117,16 +137,18 @@ def progress_reporter(enabled: bool) -> tuple[Any, Any]:
               help="Write the verdict to $GITHUB_STEP_SUMMARY (when set), no progress bar, exit 1 on blocking issues.")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Calls in flight at once.")
-@click.option("--timeout", type=click.FloatRange(min=0.05), default=10.0, show_default=True,
-              help="Seconds to wait for one call (a timed-out call is cancelled).")
-@click.option("--deadline", type=click.FloatRange(min=1), default=300.0, show_default=True,
-              help="Seconds for the whole run.")
+@click.option("--timeout", type=Seconds(0.05, inclusive=True), default=10.0, show_default=True,
+              help="Seconds to wait for one call (a timed-out call is cancelled). When given, also the "
+                   f"bound on the server's start-up (default: {STARTUP_SECONDS:g} s).")
+@click.option("--deadline", type=Seconds(1, inclusive=True), default=300.0, show_default=True,
+              help="Seconds for the whole command, start-up included.")
 @click.option("--scenarios", "scenarios", default="6", show_default=True, metavar="N|all",
               help="Scenarios per tool (half happy-path, half edge cases), or 'all' generated ones.")
 @click.option("--max-timeouts", type=click.IntRange(1, 100), default=2, show_default=True,
               help="Timeouts of one tool before its other scenarios are skipped.")
 @click.option("--allow-destructive", is_flag=True,
-              help="Also call tools annotated or named as destructive (delete, drop, remove ...).")
+              help="Also call tools that delete or write, by annotation or name (delete, drop, create, write, "
+                   "move, set ...). Use a disposable instance.")
 @click.pass_context
 @run_command
 def test_command(ctx: click.Context, target: tuple[str, ...], config_file: str | None, server_name: str | None,
@@ -148,15 +170,19 @@ def test_command(ctx: click.Context, target: tuple[str, ...], config_file: str |
     """
     from toolscore_mcp.scorecard.runner import RunOptions
 
+    started = time.monotonic()  # --deadline counts from here: start-up is part of the run
     app = ctx.ensure_object(App)
     bar = _fail_under(fail_under)
     fmt = report_format(report, output)
     exporter = exporter_for(app, fmt)
     console = exporter_for(app, "console") if fmt != "console" or output else None
     options = RunOptions(scenarios_per_tool=_scenarios(scenarios), concurrency=concurrency, timeout=timeout,
-                         deadline=deadline, allow_destructive=allow_destructive, max_timeouts=max_timeouts)
+                         deadline=deadline, allow_destructive=allow_destructive, max_timeouts=max_timeouts,
+                         started_at=started)
+    timeout_given = ctx.get_parameter_source("timeout") not in (ParameterSource.DEFAULT, None)
     card = grade_target(app, target_words(target), config_file=config_file, server_name=server_name, options=options,
-                        show_progress=not ci and sys.stderr.isatty())
+                        show_progress=not ci and sys.stderr.isatty(), log_lines=ci,
+                        startup_timeout=timeout if timeout_given else None)
     if output is not None:
         write_report(exporter, card, output)
         if console is not None:
@@ -176,27 +202,42 @@ def test_command(ctx: click.Context, target: tuple[str, ...], config_file: str |
 
 
 def grade_target(app: App, target: str | list[str] | None, *, config_file: str | None, server_name: str | None,
-                 options: Any, show_progress: bool) -> Any:
-    """Open the server, grade it, always close it."""
+                 options: Any, show_progress: bool, log_lines: bool = False,
+                 startup_timeout: float | None = None) -> Any:
+    """Open the server, grade it, always close it.
+
+    Start-up (start, ``initialize``) may take ``startup_timeout`` seconds (default: the
+    larger of STARTUP_SECONDS and the call timeout: ``npx`` may download first), never
+    more than the run's deadline: a server that never answers costs the bound the user set.
+    """
     from toolscore_mcp.client import open_client
     from toolscore_mcp.scorecard.api import grade_client
 
-    client = open_client(target, config=config_file, server=server_name, timeout=max(30.0, options.timeout))
-    update, stop = progress_reporter(show_progress)
+    # Only option parsing ran before this: the deadline as given is the bound to name.
+    startup = min(startup_timeout if startup_timeout is not None else max(STARTUP_SECONDS, options.timeout),
+                  options.deadline)
+    client = open_client(target, config=config_file, server=server_name, timeout=startup)
+    update, activity, stop = progress_reporter(show_progress, log_lines=log_lines)
     try:
+        if activity is not None:
+            activity(f"waiting for the server to start (initialize, up to {startup:g} s)")
         with client:
             return grade_client(client, options, lint_rules=app.registry("lint_rules").instances(),
-                                progress=update, target=_label(target, config_file, server_name))
+                                progress=update, target=_label(target, config_file, server_name),
+                                activity=activity)
     finally:
         stop()
 
 
 def _label(target: str | list[str] | None, config_file: str | None, server_name: str | None) -> str:
+    """The server as every report names it: its command line or URL, secrets in it hidden."""
     import shlex
 
+    from toolscore_core.scoring.secrets import redact_command
+
     if isinstance(target, list):
-        return shlex.join(target)
-    return target or f"{config_file} --server {server_name or '(only entry)'}"
+        return shlex.join(redact_command(target))
+    return redact_command(target) if target else f"{config_file} --server {server_name or '(only entry)'}"
 
 
 def _append_summary(text: str) -> None:

@@ -5,13 +5,20 @@ that never answers costs at most the per-call timeout (the request is cancelled)
 ``max_timeouts`` of them the tool's other scenarios are skipped with a finding; an overall
 deadline bounds the whole run; a crash restarts the server and the run goes on.
 
+Wedged servers: a single-threaded server whose tool blocks stops answering everything, so
+every later call would time out and be blamed. After a timeout the server is pinged with a
+short deadline; a server that answers was only slow on that tool, one that does not is
+wedged: the tool that did it gets a ``server-wedged`` finding, its other scenarios are
+skipped, and the server is restarted like after a crash, so its neighbours are graded on
+a server that works.
+
 Blame: with one call in flight a crash or a timeout belongs to that call. With several in
 flight (``concurrency`` > 1) every call that was in flight is a suspect, and suspects are
 re-run alone after the concurrent phase, so the finding lands on the call that really
 crashes or hangs the server, not on its neighbours.
 
-Tools annotated ``destructiveHint`` (or named delete/drop/remove/...) are only called with
-``allow_destructive``. Annotations are checked against behaviour afterwards, one call at
+Tools annotated ``destructiveHint`` (or named delete/drop/remove/...), and tools that write
+(create/write/move/set/...; ``fairness``), are only called with ``allow_destructive``. Annotations are checked against behaviour afterwards, one call at
 a time: an ``idempotentHint`` tool called twice with the same arguments must answer the
 same, and calling a ``readOnlyHint`` tool must not change what the read tools return.
 """
@@ -29,17 +36,27 @@ from typing import Any
 import attrs
 
 from toolscore_core.kernel.model import Finding, ToolDefinition
+from toolscore_core.scoring.secrets import redact
+from toolscore_mcp.scorecard.discovery import discover_values
+from toolscore_mcp.scorecard.fairness import (
+    DESTRUCTIVE_WORDS,
+    INVENTED_REFUSED,
+    side_effect,
+    skip_reason,
+)
 from toolscore_mcp.scorecard.generator import GeneratedScenarios, generate_for_tool
 from toolscore_mcp.scorecard.judge import answer_text, judge
 from toolscore_mcp.scorecard.model import Scenario, ScenarioResult
 
-DESTRUCTIVE_WORDS = frozenset({"delete", "drop", "remove", "destroy", "purge", "erase", "wipe", "truncate",
-                               "kill", "rm", "unlink", "revoke", "reset", "overwrite", "del"})
 MAX_RESTARTS = 10
 MAX_READ_PROBES = 4
 MAX_READERS_CHECKED = 10
 
 Progress = Callable[[int, int], None]
+#: Told what the run is waiting for now ("calling tool X (scenario 3/12)"), for a progress
+#: bar or a CI log: a run that seems stuck must say on what.
+Activity = Callable[[str], None]
+WEDGED = "server-wedged"
 
 
 @attrs.frozen
@@ -55,6 +72,8 @@ class RunOptions:
     max_result_bytes: int = 1_000_000
     slow_seconds: float = 5.0
     check_annotations: bool = True
+    ping_timeout: float = 3.0  # seconds a server gets to answer ping after a timeout
+    started_at: float | None = None  # time.monotonic() the deadline counts from (None: the run's start)
 
 
 @attrs.frozen
@@ -96,11 +115,12 @@ class ScenarioRunner:
     """One run against one open client (``toolscore_mcp.client``: ``call_tool`` -> CallOutcome)."""
 
     def __init__(self, client: Any, tools: Sequence[ToolDefinition], options: RunOptions | None = None,
-                 *, progress: Progress | None = None) -> None:
+                 *, progress: Progress | None = None, activity: Activity | None = None) -> None:
         self.client = client
         self.tools = list(tools)
         self.options = options or RunOptions()
         self.progress = progress
+        self.activity = activity
         self.findings: list[Finding] = []
         self.skipped: dict[str, str] = {}
         self.results: dict[int, ScenarioResult] = {}
@@ -121,21 +141,23 @@ class ScenarioRunner:
 
     # -- the run -------------------------------------------------------------------------
     def run(self) -> RunOutcome:
-        self._started = time.monotonic()
+        self._started = time.monotonic() if self.options.started_at is None else self.options.started_at
         generated: dict[str, GeneratedScenarios] = {}
         plan: list[Scenario] = []
         planned: dict[str, int] = {}
+        values = discover_values(self.client, self.tools, timeout=self.options.timeout, remaining=self._remaining)
         for tool in self.tools:
-            scenarios = generate_for_tool(tool)
+            scenarios = generate_for_tool(tool, values)
             generated[tool.name] = scenarios
             self.findings.extend(scenarios.findings)
             chosen = scenarios.select(self.options.scenarios_per_tool)
             planned[tool.name] = len(chosen)
-            if is_destructive(tool) and not self.options.allow_destructive:
-                self.skipped[tool.name] = "destructive: not called without --allow-destructive"
+            effect = side_effect(tool)  # destructive or writing tools: see fairness.py
+            if effect is not None and not self.options.allow_destructive:
+                self.skipped[tool.name] = skip_reason(effect)
                 self.findings.append(Finding(
-                    severity="info", code="destructive-not-called", tool=tool.name,
-                    message="not called: annotated or named as destructive",
+                    severity="info", code=f"{effect}-not-called", tool=tool.name,
+                    message=f"not called: annotated or named as {'destructive' if effect == 'destructive' else 'writing'}",
                     fix="Run with --allow-destructive against a disposable instance to test it."))
                 continue
             plan.extend(chosen)
@@ -163,8 +185,14 @@ class ScenarioRunner:
         if self.progress is not None:
             self.progress(self._done, self._total)
 
-    def _call(self, scenario: Scenario) -> tuple[Any, int]:
+    def _say(self, text: str) -> None:
+        if self.activity is not None:
+            self.activity(text)
+
+    def _call(self, scenario: Scenario, position: int | None = None) -> tuple[Any, int]:
         generation = self.generation
+        where = f"scenario {position + 1}/{self._total}" if position is not None else "checking its annotations"
+        self._say(f"calling tool {scenario.tool} ({where})")
         started = time.monotonic()
         try:
             outcome = self.client.call_tool(scenario.tool, scenario.args, timeout=self._call_timeout())
@@ -182,6 +210,7 @@ class ScenarioRunner:
         if self.restarts >= MAX_RESTARTS:
             self._give_up(f"the server crashed {self.restarts + 1} times; stopped restarting it")
             return
+        self._say("restarting the server")
         try:
             restart_client(self.client)
         except Exception as exc:  # a server that no longer starts ends the run, not the program
@@ -198,6 +227,39 @@ class ScenarioRunner:
     def _skip_after_timeouts(self, tool: str) -> None:
         if tool not in self.skipped:
             self.skipped[tool] = f"skipped after {self.timeouts[tool]} timeouts"
+
+    def _answers_ping(self) -> bool:
+        """Does the server still answer at all? Any answer counts (an error too: ping is
+        optional); silence or a dead server within ``ping_timeout`` means it is wedged."""
+        from toolscore_mcp.errors import MCPError, MCPServerGone, MCPTimeoutError
+
+        limit = max(0.05, min(self.options.ping_timeout, self.options.timeout, self._remaining()))
+        self._say("checking that the server still answers (ping)")
+        try:
+            self.client.request("ping", {}, timeout=limit)
+        except (MCPTimeoutError, MCPServerGone):
+            return False
+        except MCPError:
+            return True
+        except Exception:  # the client itself broke: as good as wedged
+            return False
+        return True
+
+    def _wedged_by(self, tool: str, generation: int) -> bool:
+        """After a call of ``tool`` (the only one in flight) timed out: True (finding
+        recorded, tool skipped, server restarted) when the server no longer answers ping."""
+        if self.dead or generation != self.generation or self._answers_ping():
+            return False
+        if not any(f.code == WEDGED and f.tool == tool for f in self.findings):
+            self.findings.append(Finding(
+                severity="error", code=WEDGED, tool=tool,
+                message=f"wedged the server: after this call timed out the server answered nothing, not even "
+                        f"ping within {self.options.ping_timeout:g} s, until it was restarted",
+                fix="Never block the server's only thread: run slow work in a task or thread, bound it with a "
+                    "timeout, and keep answering other requests meanwhile."))
+        self.skipped[tool] = "skipped: it wedged the server (no answer even to ping)"
+        self._restart(generation)
+        return True
 
     def _concurrent_phase(self, plan: list[tuple[int, Scenario]]) -> list[tuple[int, Scenario]]:
         """Run with N calls in flight; return the suspects to re-run alone.
@@ -221,7 +283,7 @@ class ScenarioRunner:
                     picked = self._next_launchable(queue, in_flight, hung, suspects)
                     if picked is None:
                         break
-                    in_flight[pool.submit(self._call, picked[1])] = picked
+                    in_flight[pool.submit(self._call, picked[1], picked[0])] = picked
                 if not in_flight:
                     if crashed_generation is None:
                         break
@@ -235,6 +297,12 @@ class ScenarioRunner:
                     if outcome.crashed:
                         if crashed_generation is None:
                             crashed_generation = generation
+                        suspects.append((index, scenario))
+                    elif outcome.timed_out and (
+                            generation == crashed_generation or (crashed_generation is None and not self._answers_ping())):
+                        # Wedged: restart once the calls in flight are back; which call did it is
+                        # decided when the suspects are re-run alone.
+                        crashed_generation = generation
                         suspects.append((index, scenario))
                     elif outcome.timed_out:
                         hung[scenario.tool] += 1
@@ -277,11 +345,13 @@ class ScenarioRunner:
                 return
             if scenario.tool in self.skipped:
                 continue
-            outcome, generation = self._call(scenario)
+            outcome, generation = self._call(scenario, index)
             result = judge(scenario, outcome, max_result_bytes=self.options.max_result_bytes)
             self._record(index, result)
             if outcome.crashed:
                 self._restart(generation)
+            elif outcome.timed_out and self._wedged_by(scenario.tool, generation):
+                self.timeouts[scenario.tool] += 1
             elif outcome.timed_out:
                 self.timeouts[scenario.tool] += 1
                 if self.timeouts[scenario.tool] >= self.options.max_timeouts:
@@ -296,7 +366,10 @@ class ScenarioRunner:
         if outcome.crashed:
             self._restart(generation)
             return None
-        if outcome.timed_out or outcome.protocol_error:
+        if outcome.timed_out:
+            self._wedged_by(tool, generation)
+            return None
+        if outcome.protocol_error:
             return None
         structured = outcome.result.get("structuredContent") if isinstance(outcome.result, dict) else None
         return json.dumps([outcome.is_error, outcome.error, answer_text(outcome.result), structured],
@@ -321,7 +394,7 @@ class ScenarioRunner:
                     self.findings.append(Finding(
                         severity="warning", code="annotation-idempotent-mismatch", tool=tool.name,
                         message="is annotated idempotentHint, but two identical calls answered differently",
-                        evidence=f"arguments {json.dumps(args, default=str)[:120]}",
+                        evidence=f"arguments {json.dumps(redact(args), default=str)[:120]}",
                         fix="Make repeated identical calls return the same result, or drop idempotentHint."))
         readers = [t for t in callable_tools if t.annotations.get("readOnlyHint") is True][:MAX_READERS_CHECKED]
         probes = [(t.name, passing_args[t.name]) for t in readers if t.name in passing_args]
@@ -374,6 +447,9 @@ _HEADLINES: dict[str, tuple[str, str, str]] = {
                        "Handle every schema-valid value (empty, long and non-ASCII strings) and answer cleanly."),
     "oversized-answer": ("warning", "answers with an oversized result",
                          "Paginate or truncate large results; the model pays for every token."),
+    INVENTED_REFUSED: ("info", "refused a value toolscore made up, so those calls prove nothing",
+                       "Give the parameter an enum, a default or examples (or a read-only tool that lists valid "
+                       "values) so clients, models and this test can send a real one."),
 }
 
 
@@ -391,7 +467,8 @@ def aggregate_findings(results: Sequence[ScenarioResult], options: RunOptions) -
         findings.append(Finding(
             severity=severity,  # type: ignore[arg-type]
             code=code, tool=tool, message=f"{headline} ({detail})" if detail else headline,
-            evidence=f"{first.scenario.kind}: {json.dumps(first.scenario.args, default=str, ensure_ascii=False)[:160]}",
+            # redacted before the cut: a key cut in two would no longer be recognised
+            evidence=f"{first.scenario.kind}: {json.dumps(redact(first.scenario.args), default=str, ensure_ascii=False)[:160]}",
             fix=fix, details={"count": len(failures), "scenarios": [f.scenario.kind for f in failures]}))
     for result in results:
         if result.passed and result.duration is not None and result.duration > options.slow_seconds:
@@ -403,7 +480,7 @@ def aggregate_findings(results: Sequence[ScenarioResult], options: RunOptions) -
 
 
 def _detail(code: str, result: ScenarioResult, options: RunOptions) -> str:
-    if code == "fails-on-valid-input":
+    if code in ("fails-on-valid-input", INVENTED_REFUSED):
         return _clip(result.error or result.excerpt or result.reason)
     if code == "error-reported-as-success":
         return _clip(result.excerpt or "")
