@@ -40,6 +40,8 @@ class ServerSpec:
     cwd: str | None = None
     protocol: str = "auto"  # auto | handshake | modern
     timeout: float = 30.0
+    #: Fork ``python -m module`` servers from a warm interpreter (``toolscore_mcp.warm_start``).
+    warm_start: bool = True
 
 
 @attrs.frozen

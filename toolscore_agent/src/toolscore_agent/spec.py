@@ -246,6 +246,13 @@ class _Reader:
               hint: str | None = None) -> InputError:
         return InputError(message, file=self.file, location=json_path(parts), expected=expected, hint=hint)
 
+    def finite(self, value: Any, parts: Sequence[str | int], unit: str) -> float | None:
+        """A number the schema allowed, refused when NaN or infinite (a NaN cap stops nothing)."""
+        number = _float(value)
+        if number is not None and (number != number or number in (float("inf"), float("-inf"))):
+            raise self.error(f"is {value!r}", parts, expected=f"a finite number of {unit}, or null")
+        return number
+
     def spec(self) -> AgentSpec:
         data = self.data
         arms = self.arms()
@@ -260,7 +267,7 @@ class _Reader:
             repetitions=int(data.get("repetitions", 1)),
             seed=int(data.get("seed", 0)),
             verify=self.verify(),
-            budget=BudgetSpec(max_usd=_float(budget.get("max_usd")),
+            budget=BudgetSpec(max_usd=self.finite(budget.get("max_usd"), ["budget", "max_usd"], "US dollars"),
                               allow_unknown_price=bool(budget.get("allow_unknown_price", False))),
             limits=Limits(max_turns=_int(limits.get("max_turns")), max_calls=_int(limits.get("max_calls"))),
             guard=self.guard(),
@@ -277,13 +284,14 @@ class _Reader:
             raise self.error(message, ["server"], expected="exactly one of command, url or config (+ name)",
                              hint='e.g. command: "python -m toolscore_mcp.sample_server"')
         kind = given[0]
-        allowed = {"command": {"env", "cwd"}, "url": {"header_env"}, "config": {"name"}}[kind]
-        for key in ("env", "cwd", "header_env", "name"):
+        allowed = {"command": {"env", "cwd", "warm_start"}, "url": {"header_env"}, "config": {"name"}}[kind]
+        for key in ("env", "cwd", "header_env", "name", "warm_start"):
             if key in raw and key not in allowed:
                 why = {"name": "it names a server in a config file",
                        "header_env": "headers are sent to a url server",
                        "env": "it is the environment of a started command",
-                       "cwd": "it is where a started command runs"}[key]
+                       "cwd": "it is where a started command runs",
+                       "warm_start": "only a started command can be forked warm"}[key]
                 fix = " (the config file's entry sets its own)" if kind == "config" else ""
                 raise self.error(f"{key} cannot be used with server.{kind}: {why}{fix}", ["server", key])
         command: str | tuple[str, ...] | None = None
@@ -297,10 +305,14 @@ class _Reader:
                                      hint=_did_you_mean(placeholder, ["run_dir"]))
         if "url" in raw:
             self.no_userinfo(raw["url"], ["server", "url"])
+        timeout = float(raw.get("timeout", 30.0))
+        if timeout != timeout or timeout == float("inf"):  # the schema's "more than 0" lets NaN and inf by
+            raise self.error(f"is {raw['timeout']!r}", ["server", "timeout"],
+                             expected="a finite number of seconds more than 0")
         return ServerSpec(command=command, url=raw.get("url"), config=raw.get("config"), name=raw.get("name"),
                           env=dict(raw.get("env") or {}), header_env=dict(raw.get("header_env") or {}),
                           cwd=raw.get("cwd"), protocol=raw.get("protocol", "auto"),
-                          timeout=float(raw.get("timeout", 30.0)))
+                          timeout=timeout, warm_start=bool(raw.get("warm_start", True)))
 
     def command(self, value: str | list[str]) -> str | tuple[str, ...]:
         if isinstance(value, list):

@@ -281,8 +281,12 @@ class StudyResult:
 # --- servers ----------------------------------------------------------------------------------
 
 
-def _client(server: ServerSpec, run_dir: str, base_dir: Path | None) -> Any:
-    """A client (not started) for the spec's server, ``{run_dir}`` filled in its env."""
+def _client(server: ServerSpec, run_dir: str, base_dir: Path | None, launcher: Any = None) -> Any:
+    """A client (not started) for the spec's server, ``{run_dir}`` filled in its env.
+
+    ``launcher`` (a ``toolscore_mcp.warm_start.WarmLauncher``) forks ``python -m`` servers
+    instead of starting a new interpreter for each run; other commands ignore it.
+    """
     from toolscore_mcp.client import open_client
 
     options: dict[str, Any] = {"timeout": server.timeout, "era": server.protocol}
@@ -294,7 +298,30 @@ def _client(server: ServerSpec, run_dir: str, base_dir: Path | None) -> Any:
             config = base_dir / config
         return open_client(None, config=config, server=server.name, **options)
     env = {name: value.replace("{run_dir}", run_dir) for name, value in server.env.items()}
+    if launcher is not None:
+        options["launcher"] = launcher
     return open_client(server_argv(server.command), env=env or None, cwd=server.cwd, **options)
+
+
+def _warm_launcher(server: ServerSpec) -> Any:
+    """A warm-start launcher when the server qualifies (see ``toolscore_mcp.warm_start``).
+
+    Why: a fresh Python interpreter per run costs more CPU than a scripted run itself (about
+    30 ms against 8 ms on a 2-core machine, see bench/RESULTS.md); a forked one about 2 ms.
+    Only worth its own start-up (one interpreter, once) when the study starts several
+    servers, and only for ``python -m`` commands with no ``PYTHON*`` change in ``env``.
+    """
+    if not server.warm_start or server.command is None or server.url is not None:
+        return None
+    from toolscore_mcp.warm_start import WarmLauncher, warm_module
+
+    env = {name: value for name, value in server.env.items() if "{run_dir}" not in value}
+    if warm_module(server_argv(server.command), {**os.environ, **env}) is None:
+        return None
+    try:
+        return WarmLauncher()
+    except OSError:  # cannot start the zygote: every run starts its server the ordinary way
+        return None
 
 
 def server_argv(command: str | tuple[str, ...] | None) -> list[str]:
@@ -365,6 +392,7 @@ class _Runner:
     provider_factory: ProviderFactory
     build_check: dict[str, Any] | None
     base_dir: Path | None
+    launcher: Any = None
 
     def run(self, cell: Cell) -> RunRow:
         """Run one cell against a fresh server in a fresh run_dir; always a row, unless the
@@ -383,7 +411,7 @@ class _Runner:
         client = None
         try:
             provider = self.provider_factory(arm, task)
-            client = _client(self.spec.server, run_dir, self.base_dir)
+            client = _client(self.spec.server, run_dir, self.base_dir, self.launcher)
             try:
                 client.start()
                 client.initialize()
@@ -489,15 +517,19 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
         if plan.spent_before_usd > 0:  # what earlier invocations spent counts against the cap
             budget.settle(budget.reserve(0.0), plan.spent_before_usd)
     writer = RunWriter(plan.output) if plan.output is not None else None
+    launcher = None
     try:
         pending = plan.pending
         if writer is not None and writer.repair is not None:  # the file changed under the plan
             done = _read_output(spec, plan.output).done
             pending = tuple(c for c in plan.cells if c.cell_id not in done)
         _load_metrics(pm)
-        runner = _Runner(spec, plan, budget, guard, factory, build_check, base_dir)
+        launcher = _warm_launcher(spec.server) if len(pending) > 1 else None
+        runner = _Runner(spec, plan, budget, guard, factory, build_check, base_dir, launcher)
         rows, stopped = _execute(runner, pending, workers, writer, on_run)
     finally:
+        if launcher is not None:
+            launcher.close()
         if writer is not None:
             writer.close()
     return StudyResult(plan=plan, rows=tuple(rows), skipped=len(plan.cells) - len(pending),
