@@ -49,5 +49,5 @@ def test_demo_can_write_a_report(tmp_path: Path) -> None:
     proc = toolscore("demo", "--output", str(target), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     text = target.read_text(encoding="utf-8")
-    assert text.startswith("# MCP Scorecard: notes-server 1.0.0\n")
+    assert text.startswith("# MCP Scorecard\n\nServer: `notes-server 1.0.0`\n")
     assert "Grade B" in proc.stdout  # the console scorecard is still shown

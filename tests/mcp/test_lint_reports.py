@@ -76,7 +76,8 @@ def test_console_with_no_findings() -> None:
 def test_markdown_escapes_pipes_and_lists_every_finding() -> None:
     result = github_like()
     text = render(LintMarkdown, result)
-    assert text.startswith("# MCP lint: github-mcp-server 1.12.2\n")
+    # the heading is ours; the server's name (outside text) is on a line of its own
+    assert text.startswith("# MCP lint\n\nServer: `github-mcp-server 1.12.2`\n")
     rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
     assert len(rows) == len(result.findings)
     assert all(ln.count(" | ") - ln.count("\\|") == 4 for ln in rows)  # five cells, escaped pipes inside

@@ -106,13 +106,14 @@ def _write_report(exporter: Any, result: Any, output: str | None, *, artifact: s
     if output is None:
         exporter.export(result, sys.stdout, **options)
         return
+    from toolscore_core.kernel.files import write_atomic
+
     path = Path(output)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as stream:
-            exporter.export(result, stream, **options)
     except OSError as exc:
         raise InputError(f"cannot write the report ({exc.strerror})", file=path) from None
+    write_atomic(path, lambda stream: exporter.export(result, stream, **options), what="the report")
     counts = result.counts
     click.echo(f"toolscore: lint score {result.score:.0%} ({counts['error']} errors, {counts['warning']} warnings); "
                f"report written to {path}", err=True)

@@ -3,7 +3,9 @@
 Each tool with its parameters (name, type, required, description) and an estimated token
 count (``toolscore_mcp.tokens``), so a user sees at a glance which tools are expensive and
 which parameters lack a type or a description. Plain text that reads the same in a
-terminal and in a CI log; ``--json`` for scripts.
+terminal and in a CI log; ``--json`` for scripts. The JSON keeps each tool's whole
+definition and the server's instructions, so it is also the ``tools.json`` that
+``toolscore mcp lint --from-json`` reads (``lint.saved``).
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ def list_command(target: tuple[str, ...], config_file: str | None, server_name: 
             raise InputError(f"the server did not list its tools: {exc}") from None
         listing = build_listing(client, tools)
     if as_json:
-        click.echo(json.dumps(listing, indent=2, ensure_ascii=False))
+        from toolscore_core.reports.text import json_visible
+
+        click.echo(json_visible(json.dumps(listing, indent=2, ensure_ascii=False)))
     else:
         click.echo(render_text(listing))
 
@@ -96,7 +100,10 @@ def build_listing(client: Any, tools: list[dict[str, Any]]) -> dict[str, Any]:
             }
             for name, prop in properties.items()
         ]
+        # The whole wire definition (inputSchema, annotations ...) and then our summary, so
+        # the file is also a tools.json for `toolscore mcp lint --from-json`.
         rows.append({
+            **tool,
             "name": tool.get("name"),
             "description": tool.get("description"),
             "parameters": parameters,
@@ -107,6 +114,7 @@ def build_listing(client: Any, tools: list[dict[str, Any]]) -> dict[str, Any]:
         "protocol_version": client.protocol_version,
         "era": client.era,
         "transport": client.transport,
+        "instructions": client.instructions,
         "tools": rows,
         "tool_count": len(rows),
         "definition_tokens": sum(row["tokens"] for row in rows),
@@ -118,33 +126,44 @@ def build_listing(client: Any, tools: list[dict[str, Any]]) -> dict[str, Any]:
 def _one_line(text: Any, width: int) -> str:
     if not isinstance(text, str) or not text.strip():
         return ""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    from toolscore_core.reports.text import safe_text
+
+    return safe_text(text, width)
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    # Every name and version a server sends is outside text: redacted, control characters
+    # written as escapes (no ESC, OSC 52 or bidi override reaches the terminal), bounded.
+    from toolscore_core.reports.text import visible
+
+    return visible(str(value), limit)
 
 
 def render_text(listing: dict[str, Any]) -> str:
     server = listing["server"]
-    name = server.get("name") or "(unnamed server)"
-    version = f" {server['version']}" if server.get("version") else ""
+    name = _shown(server.get("name") or "(unnamed server)")
+    version = f" {_shown(server['version'], 60)}" if server.get("version") else ""
     lines = [
-        f"{name}{version} · protocol {listing['protocol_version']} over {listing['transport']}"
+        f"{name}{version} · protocol {_shown(listing['protocol_version'], 40)} over {listing['transport']}"
         f" · {listing['tool_count']} tools",
         "",
     ]
     for tool in listing["tools"]:
-        lines.append(f"{tool['name']}  (~{tool['tokens']:,} tokens)")
+        lines.append(f"{_shown(tool['name'])}  (~{tool['tokens']:,} tokens)")
         description = _one_line(tool["description"], DESCRIPTION_WIDTH)
         lines.append(f"  {description}" if description else "  (no description)")
         params = tool["parameters"]
         if not params:
             lines.append("    (no parameters)")
         else:
-            name_width = max(len(str(p["name"])) for p in params)
-            type_width = max(len(p["type"]) for p in params)
-            for param in params:
+            names = [_shown(p["name"], 80) for p in params]
+            types = [_shown(p["type"], 60) for p in params]
+            name_width = max(len(n) for n in names)
+            type_width = max(len(t) for t in types)
+            for param, shown_name, shown_type in zip(params, names, types, strict=True):
                 flag = "required" if param["required"] else "optional"
                 text = _one_line(param["description"], 60) or "(no description)"
-                lines.append(f"    {param['name']:<{name_width}}  {param['type']:<{type_width}}  {flag:<8}  {text}")
+                lines.append(f"    {shown_name:<{name_width}}  {shown_type:<{type_width}}  {flag:<8}  {text}")
         lines.append("")
     lines.append(
         f"Total: {listing['tool_count']} tools, ~{listing['definition_tokens']:,} tokens of definitions"

@@ -73,12 +73,14 @@ def write_baseline(path: str | Path, findings: Iterable[Finding], *, server: str
         entries[fp] = {"fingerprint": fp, "rule": finding.code, "tool": finding.tool, "message": finding.message}
     ordered = sorted(entries.values(), key=lambda e: (e["rule"], e["tool"] or "", e["fingerprint"]))
     document = {FORMAT_KEY: FORMAT_VERSION, "server": server, "findings": ordered}
+    from toolscore_core.kernel.files import write_atomic
+
     p = Path(path)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write the baseline ({exc.strerror})", file=p) from None
+    write_atomic(p, json.dumps(document, indent=2, ensure_ascii=False) + "\n", what="the baseline")  # never half a file
     return len(ordered)
 
 

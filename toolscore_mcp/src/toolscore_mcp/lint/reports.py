@@ -19,10 +19,18 @@ from toolscore_core.kernel.interfaces import Exporter
 SERVER_LEVEL = "(server)"  # the tool column for findings about the server as a whole
 
 
+def _shown(text: Any, limit: int = 300) -> str:
+    """Outside text (a name, a message quoting a description) as the console prints it:
+    redacted, control characters visible, one line, bounded."""
+    from toolscore_core.reports.text import visible
+
+    return visible("" if text is None else str(text), limit)
+
+
 def _summary(result: Any) -> str:
     counts = result.counts
     server = result.server
-    label = " ".join(p for p in (server.name or "server", server.version) if p)
+    label = _shown(" ".join(p for p in (server.name or "server", server.version) if p), 200)
     plural = "tool" if len(server.tools) == 1 else "tools"
     text = (
         f"{label}: {len(server.tools)} {plural}, lint score {result.score:.0%} "
@@ -53,6 +61,7 @@ class LintConsole(Exporter):
         from rich import box
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
         result = subject
         tty = bool(getattr(stream, "isatty", lambda: False)())
@@ -60,16 +69,18 @@ class LintConsole(Exporter):
         styled = tty if color is None else bool(color)
         from rich.cells import cell_len
 
-        rows = [(f.severity, f.tool or SERVER_LEVEL, f.message, f.code) for f in result.findings]
+        rows = [(f.severity, _shown(f.tool, 120) if f.tool else SERVER_LEVEL, _shown(f.message, 2000), _shown(f.code, 80))
+                for f in result.findings]
         # Off a terminal, size the table to its content so each finding stays on one line
         # (greppable in a CI log) instead of wrapping at 80 columns.
         headers = ("Severity", "Tool", "Finding", "Rule")
         natural = sum(max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(headers)) + 13
         width = None if tty else max(80, min(natural, 400))
+        # markup off: a tool named "[bold red]x" is printed as it is written, never styled.
         console = Console(file=stream, force_terminal=styled, no_color=not styled, width=width,
-                          highlight=False, soft_wrap=False, emoji=False)
+                          highlight=False, soft_wrap=False, emoji=False, markup=False)
         for failure in result.rule_failures:
-            console.print(f"warning: {failure}", markup=False)
+            console.print(f"warning: {_shown(failure, 1000)}", markup=False)
         if rows:
             table = Table(box=box.SQUARE, show_lines=False, header_style="bold" if styled else "")
             table.add_column("Severity", no_wrap=True)
@@ -78,9 +89,9 @@ class LintConsole(Exporter):
             table.add_column("Rule", no_wrap=True, style="dim" if styled else "")
             colours = {"error": "bold red", "warning": "yellow", "info": "cyan"}
             for severity, tool, message, code in rows:
-                table.add_row(f"[{colours[severity]}]{severity}[/]" if styled else severity,
-                              tool, message, code)
-            console.print(table, markup=styled)
+                table.add_row(Text(severity, style=colours.get(severity, "") if styled else ""),
+                              Text(tool), Text(message), Text(code))
+            console.print(table, markup=False)
         else:
             console.print("No findings." if not result.known else "No new findings.", markup=False)
         console.print(_summary(result), markup=False, soft_wrap=not tty)
@@ -88,11 +99,22 @@ class LintConsole(Exporter):
         if fixes and not options.get("quiet"):
             console.print("How to fix:", markup=False)
             for code, fix in fixes:
-                console.print(f"  {code}: {fix}", markup=False, soft_wrap=not tty)
+                console.print(f"  {_shown(code, 80)}: {_shown(fix, 1000)}", markup=False, soft_wrap=not tty)
 
 
 def _md_cell(text: str | None) -> str:
-    return (text or "").replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Outside text in a table cell or a line: redacted, then the kernel's Markdown escaping."""
+    from toolscore_core.reports.markdown import md_escape
+    from toolscore_core.reports.text import redact
+
+    return md_escape(redact(text or ""), table=True)
+
+
+def _md_code(text: str) -> str:
+    from toolscore_core.reports.markdown import md_code
+    from toolscore_core.reports.text import redact
+
+    return md_code(redact(text), table=True)
 
 
 class LintMarkdown(Exporter):
@@ -106,7 +128,8 @@ class LintMarkdown(Exporter):
         result = subject
         server = result.server
         title = " ".join(p for p in (server.name or "server", server.version) if p)
-        lines = [f"# MCP lint: {title}", "", f"**Lint score: {result.score:.0%}** "
+        # The heading is our own text; the server's name (outside text) goes on the next line.
+        lines = ["# MCP lint", "", f"Server: {_md_code(title)}", "", f"**Lint score: {result.score:.0%}** "
                  f"({result.counts['error']} errors, {result.counts['warning']} warnings, "
                  f"{result.counts['info']} info) across {len(server.tools)} tool(s)", ""]
         if result.known:
@@ -114,8 +137,8 @@ class LintMarkdown(Exporter):
         if result.findings:
             lines += ["| Severity | Tool | Finding | Rule | Fix |", "| --- | --- | --- | --- | --- |"]
             for f in result.findings:
-                tool = f"`{_md_cell(f.tool)}`" if f.tool else SERVER_LEVEL
-                lines.append(f"| {f.severity} | {tool} | {_md_cell(f.message)} | `{f.code}` | {_md_cell(f.fix)} |")
+                tool = _md_code(f.tool) if f.tool else SERVER_LEVEL
+                lines.append(f"| {f.severity} | {tool} | {_md_cell(f.message)} | {_md_code(f.code)} | {_md_cell(f.fix)} |")
         else:
             lines.append("No findings.")
         for failure in result.rule_failures:

@@ -6,7 +6,12 @@ Accepted shapes (JSON or YAML), so whatever a user has at hand works:
   ``instructions`` (an ``initialize`` result merged in) next to it;
 - a whole JSON-RPC response: ``{"jsonrpc": "2.0", "id": 1, "result": {"tools": [...]}}``;
 - a bare list of tool objects;
-- ``{"initialize": {...}, "tools": {"definitions": [...]}}`` (a handshake probe's dump).
+- ``{"initialize": {...}, "tools": {"definitions": [...]}}`` (a handshake probe's dump);
+- ``toolscore mcp list --json`` output: ``{"server": {...}, "instructions": ..., "tools":
+  [...]}`` where each tool is its whole wire definition plus our ``parameters`` and
+  ``tokens`` summary (ignored here). A listing with only the summary (no ``inputSchema``,
+  as older versions wrote it) is refused with how to get a full one: linting it would
+  report schema errors the server does not have.
 """
 
 from __future__ import annotations
@@ -44,9 +49,12 @@ def server_from_data(data: Any) -> ServerDefinition:
         instructions = init.get("instructions")
         protocol = init.get("protocolVersion")
     if isinstance(data, dict):
-        info = data.get("serverInfo") if isinstance(data.get("serverInfo"), dict) else info
+        if isinstance(data.get("serverInfo"), dict):
+            info = data["serverInfo"]
+        elif isinstance(data.get("server"), dict):  # `toolscore mcp list --json`
+            info = data["server"]
         instructions = data.get("instructions", instructions)
-        protocol = data.get("protocolVersion", protocol)
+        protocol = data.get("protocolVersion", data.get("protocol_version", protocol))
         tools = data.get("tools")
         if isinstance(tools, dict) and isinstance(tools.get("definitions"), list):
             tools, where = tools["definitions"], f"{where}.tools.definitions"
@@ -62,6 +70,11 @@ def server_from_data(data: Any) -> ServerDefinition:
             raise InputError("a tool needs a non-empty 'name' string", location=f"{where}[{i}]")
         if "inputSchema" not in tool and "input_schema" in tool:
             tools[i] = {**tool, "inputSchema": tool["input_schema"]}
+        elif "inputSchema" not in tool and "parameters" in tool and "tokens" in tool:
+            raise InputError(f"tool {tool['name']!r} has a parameter summary but no 'inputSchema'",
+                             location=f"{where}[{i}]",
+                             hint="This is `toolscore mcp list --json` output of an older version; save the "
+                                  "list again with this version (`toolscore mcp list --json SERVER > tools.json`)")
     definitions: list[ToolDefinition] = [tool_definition(tool) for tool in tools]
     return ServerDefinition(
         name=str(info["name"]) if info.get("name") is not None else None,

@@ -10,6 +10,12 @@ an unknown property, empty / huge / non-ASCII strings. Edge calls whose input th
 forbids must be rejected; the rest (a unicode string, an unknown property when
 ``additionalProperties`` is not false) only need a clean answer, success or refusal.
 
+Happy-path values come from the server where it offers them: ``const``, ``enum``,
+``examples`` and ``default`` in the schema, then what ``discovery`` found on the live server
+(real directories, files, resource URIs). Every other value is made up, and each scenario
+names the arguments that are (``Scenario.invented``), so a refusal of one of ours is not
+blamed on the tool (``fairness``).
+
 A schema construct we cannot build a value for (an empty enum, an impossible range, a
 ``$ref`` we cannot resolve, ``not`` ...) never stops the run: the tool gets a
 ``scenario-unsupported-schema`` finding and keeps whatever scenarios could be built.
@@ -21,13 +27,16 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from toolscore_core.kernel.model import Finding, ToolDefinition
 from toolscore_mcp.lint.rules_common import schema_types
 from toolscore_mcp.scorecard.model import Category, Expectation, Scenario
+
+if TYPE_CHECKING:
+    from toolscore_mcp.scorecard.discovery import ServerValues
 
 UNKNOWN_PROPERTY = "toolscore_unexpected_property"
 HUGE_STRING_LENGTH = 100_000
@@ -229,6 +238,8 @@ def sample_value(schema: Any, ctx: _Context, depth: int = 0) -> Any:
         if not isinstance(resolved["enum"], list) or not resolved["enum"]:
             raise Unsupported("an empty enum")
         return resolved["enum"][0]
+    if isinstance(resolved.get("examples"), list) and resolved["examples"]:
+        return resolved["examples"][0]
     if "default" in resolved and depth > 0 and resolved["default"] is not None:
         return resolved["default"]
     kind = _primary_type(resolved)
@@ -257,29 +268,62 @@ def sample_value(schema: Any, ctx: _Context, depth: int = 0) -> Any:
     raise Unsupported(f"type {kind!r}")
 
 
-class _Builder:
-    """Collects scenarios for one tool, dropping duplicates of the same call."""
+def declared_value(schema: Mapping[str, Any], ctx: _Context) -> bool:
+    """True when the value :func:`sample_value` picks was given by the schema itself
+    (``const``, ``enum``, ``examples``, ``default``), not made up by us."""
+    try:
+        resolved = ctx.resolve(schema)
+    except Unsupported:
+        return False
+    if "const" in resolved or resolved.get("enum") or resolved.get("examples"):
+        return True
+    if resolved.get("default") is not None:
+        return True
+    items = resolved.get("items")
+    return _primary_type(resolved) == "array" and isinstance(items, Mapping) and declared_value(items, ctx)
 
-    def __init__(self, tool: str) -> None:
+
+class _Builder:
+    """Collects scenarios for one tool, dropping duplicates of the same call, and notes which
+    of each call's arguments were made up."""
+
+    def __init__(self, tool: str, real: dict[str, Any] | None = None,
+                 props: dict[str, dict[str, Any]] | None = None) -> None:
         self.tool = tool
+        self.real = real or {}  # property -> the value the schema or the server gave
+        self.props = props or {}
         self.happy: list[Scenario] = []
         self.edge: list[Scenario] = []
         self._seen: set[tuple[str, str]] = set()
+
+    def invented(self, args: Mapping[str, Any]) -> tuple[str, ...]:
+        made_up = []
+        for prop, value in args.items():
+            schema = self.props.get(prop, {})
+            enum = schema.get("enum")
+            allowed: list[Any] = enum if isinstance(enum, list) else []
+            if prop in self.real and self.real[prop] == value:
+                continue
+            if value in allowed or ("const" in schema and schema["const"] == value):
+                continue
+            made_up.append(prop)
+        return tuple(made_up)
 
     def add(self, kind: str, category: Category, expect: Expectation, args: dict[str, Any], text: str) -> None:
         key = (category, json.dumps(args, sort_keys=True, default=str))
         if key in self._seen:
             return
         self._seen.add(key)
-        scenario = Scenario(self.tool, kind, category, expect, args, text)
+        scenario = Scenario(self.tool, kind, category, expect, args, text, self.invented(args))
         (self.happy if category == "happy" else self.edge).append(scenario)
 
 
-def generate_for_tool(tool: ToolDefinition | Mapping[str, Any]) -> GeneratedScenarios:
-    """Every happy-path and edge scenario for one tool (a ToolDefinition or a raw MCP dict)."""
+def generate_for_tool(tool: ToolDefinition | Mapping[str, Any],
+                      server_values: ServerValues | None = None) -> GeneratedScenarios:
+    """Every happy-path and edge scenario for one tool (a ToolDefinition or a raw MCP dict);
+    ``server_values`` (``discovery``) supplies real paths and URIs where the schema has none."""
     name, schema = _name_and_schema(tool)
     ctx = _Context(schema)
-    builder = _Builder(name)
     findings: list[Finding] = []
     try:
         root = ctx.resolve(schema)
@@ -289,12 +333,23 @@ def generate_for_tool(tool: ToolDefinition | Mapping[str, Any]) -> GeneratedScen
     required = [r for r in root.get("required", []) if isinstance(r, str)]
     props: dict[str, dict[str, Any]] = {}
     values: dict[str, Any] = {}
+    real: dict[str, Any] = {}
     for prop, prop_schema in raw_props.items():
         try:
             props[prop] = ctx.resolve(prop_schema)
             values[prop] = sample_value(props[prop], ctx, depth=1)
         except Unsupported as exc:
             findings.append(_unsupported(name, f"property '{prop}'", str(exc)))
+            continue
+        if declared_value(props[prop], ctx):
+            real[prop] = values[prop]
+        elif server_values is not None:
+            drawn = server_values.value_for(name, prop, props[prop])
+            if drawn is not None:
+                values[prop] = drawn[0]
+                if drawn[1]:
+                    real[prop] = drawn[0]
+    builder = _Builder(name, real, props)
     missing_required = [r for r in required if r not in values]
     for prop in required:
         if prop not in raw_props:  # required but never declared: we cannot know what to send

@@ -9,7 +9,9 @@ The score is a weighted mean of three rates (each 0..1):
 - lint: the lint score of the definitions (``toolscore mcp lint``). Weight 0.2.
 
 A part that could not be measured (no scenario ran) is left out and the weights of the
-others renormalised, so a missing part never counts as zero or as perfect.
+others renormalised, so a missing part never counts as zero or as perfect. An inconclusive
+call (a valid call refused only because of a value we made up, see ``fairness``) counts in
+no rate and no row: it proves nothing about the tool; it is reported as an info finding.
 
 The letter comes from the score as displayed (a whole percent): A >= 90, B >= 80, C >= 70,
 D >= 60, else F. Poisoning caps it: a server whose definitions hide instructions from the
@@ -39,6 +41,8 @@ RUNTIME_RANK = {"server-unrecoverable": 0, "server-crash": 1, "tool-timeout": 2,
                 "fails-on-valid-input": 4, "error-reported-as-success": 5, "accepts-invalid-input": 6,
                 "unclean-rejection": 7, "internal-error": 8, "oversized-answer": 9}
 TOP_ISSUES = 10
+# Tools deliberately not called: a note on the scorecard, never an issue to fix.
+NOT_CALLED_CODES = frozenset({"destructive-not-called", "writes-not-called"})
 
 
 def letter(percent: int) -> str:
@@ -81,7 +85,7 @@ def rank_issues(findings: Sequence[Finding]) -> list[Finding]:
         count = int(finding.details.get("count", 1)) if isinstance(finding.details, dict) else 1
         return (SEVERITY_RANK.get(finding.severity, 3), poison, runtime, -count, position)
 
-    fixable = [f for f in findings if f.severity != "info" or f.code not in ("destructive-not-called",)]
+    fixable = [f for f in findings if f.severity != "info" or f.code not in NOT_CALLED_CODES]
     return [f for _, f in sorted(enumerate(fixable), key=key)]
 
 
@@ -96,8 +100,8 @@ def build_scorecard(
 ) -> Scorecard:
     """Grade one server. ``lint`` is a LintResult (``toolscore_mcp.lint.runner``) or None."""
     results = run.results
-    happy = [r for r in results if r.scenario.category == "happy"]
-    edge = [r for r in results if r.scenario.category == "edge"]
+    happy = [r for r in results if r.scenario.category == "happy" and not r.inconclusive]
+    edge = [r for r in results if r.scenario.category == "edge" and not r.inconclusive]
     happy_rate = sum(r.passed for r in happy) / len(happy) if happy else None
     edge_rate = sum(r.passed for r in edge) / len(edge) if edge else None
     lint_findings = list(getattr(lint, "findings", ()) or ()) if lint is not None else []
@@ -150,7 +154,8 @@ def _lint_score(lint: Any | None) -> float | None:
 
 
 def _tool_row(name: str, run: RunOutcome, tokens: int) -> ToolReport:
-    mine = [r for r in run.results if r.scenario.tool == name]
+    every = [r for r in run.results if r.scenario.tool == name]
+    mine = [r for r in every if not r.inconclusive]
     latencies = [r.duration for r in mine if r.duration is not None and not r.timed_out and not r.crashed]
     return ToolReport(
         name=name,
@@ -159,6 +164,6 @@ def _tool_row(name: str, run: RunOutcome, tokens: int) -> ToolReport:
         generated=run.planned.get(name, 0),
         avg_latency_ms=(sum(latencies) / len(latencies) * 1000) if latencies else None,
         definition_tokens=tokens,
-        skipped=run.skipped.get(name) or (None if len(mine) == run.planned.get(name, 0) else
-                                          f"{run.planned.get(name, 0) - len(mine)} not run"),
+        skipped=run.skipped.get(name) or (None if len(every) == run.planned.get(name, 0) else
+                                          f"{run.planned.get(name, 0) - len(every)} not run"),
     )

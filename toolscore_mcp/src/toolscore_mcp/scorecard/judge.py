@@ -80,6 +80,16 @@ def judge(scenario: Scenario, outcome: Any, *, max_result_bytes: int) -> Scenari
     def verdict(passed: bool, reason: str, problem: str | None = None) -> ScenarioResult:
         return ScenarioResult(scenario=scenario, passed=passed, reason=reason, problem=problem, **common)
 
+    def valid_call_failed(reason: str, message: str | None) -> ScenarioResult:
+        """A valid call failed; when it says our made-up value was wrong, it proves nothing."""
+        from toolscore_mcp.scorecard.fairness import INVENTED_REFUSED, complains_about_input
+
+        if scenario.invented and complains_about_input(message):
+            return ScenarioResult(scenario=scenario, passed=False, problem=INVENTED_REFUSED, inconclusive=True,
+                                  reason=f"inconclusive: refused made-up {', '.join(scenario.invented)}: "
+                                         f"{_short(message)}", **common)
+        return verdict(False, reason, "fails-on-valid-input")
+
     if outcome.crashed:
         return verdict(False, f"the server crashed: {_short(outcome.error)}", "server-crash")
     if outcome.timed_out:
@@ -90,7 +100,7 @@ def judge(scenario: Scenario, outcome: Any, *, max_result_bytes: int) -> Scenari
     if result is None:  # a JSON-RPC error answer
         message = _short(outcome.error)
         if scenario.expect == "success":
-            return verdict(False, f"JSON-RPC error {code}: {message}", "fails-on-valid-input")
+            return valid_call_failed(f"JSON-RPC error {code}: {message}", outcome.error)
         if code == INVALID_PARAMS:
             return verdict(True, f"rejected with invalid-params: {message}")
         if scenario.expect == "reject":
@@ -102,7 +112,8 @@ def judge(scenario: Scenario, outcome: Any, *, max_result_bytes: int) -> Scenari
                        "oversized-answer")
     if outcome.is_error:
         if scenario.expect == "success":
-            return verdict(False, f"isError on valid input: {_short(outcome.error or text)}", "fails-on-valid-input")
+            return valid_call_failed(f"isError on valid input: {_short(outcome.error or text)}",
+                                     outcome.error or text)
         return verdict(True, f"refused cleanly: {_short(outcome.error or text)}")
     if looks_like_error(text):
         return verdict(False, f"error text without isError: {_short(text)}", "error-reported-as-success")

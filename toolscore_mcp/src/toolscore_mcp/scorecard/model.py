@@ -11,6 +11,7 @@ from typing import Any, Literal
 import attrs
 
 from toolscore_core.kernel.model import Finding, to_json_data
+from toolscore_core.scoring.secrets import redact
 
 Category = Literal["happy", "edge"]
 # success: a valid call that must succeed; reject: invalid input that must be refused
@@ -30,6 +31,9 @@ class Scenario:
     expect: Expectation
     args: dict[str, Any]
     description: str
+    # Arguments whose values toolscore made up (not given by the schema's const / enum /
+    # default / examples, nor found on the server): a refusal of them may be our fault.
+    invented: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -48,6 +52,9 @@ class ScenarioResult:
     crashed: bool = False
     protocol_error: str | None = None
     result_bytes: int | None = None
+    # A valid call refused because of a value we made up: it proves nothing either way, so
+    # it counts neither as a pass nor as a failure.
+    inconclusive: bool = False
 
 
 @attrs.frozen
@@ -113,7 +120,9 @@ def scorecard_to_json(card: Scorecard) -> dict[str, Any]:
     data.update(to_json_data(card))
     data["title"] = card.title
     for result in data.get("results", []):
-        result["scenario"]["args"] = _clip_long_strings(result["scenario"]["args"])
+        # a schema's const/enum/default can hold a credential: the record shows its preview,
+        # while the call sent to the server kept the real value
+        result["scenario"]["args"] = _clip_long_strings(redact(result["scenario"]["args"]))
     return data
 
 

@@ -51,6 +51,14 @@ def issue_tool(finding: Finding) -> str:
     return finding.tool or "(server)"
 
 
+def shown(text: Any, limit: int = 300) -> str:
+    """Outside text (a server or tool name, a message) as the console prints it: redacted,
+    control characters visible, one line, bounded."""
+    from toolscore_core.reports.text import visible
+
+    return visible("" if text is None else str(text), limit)
+
+
 def notes(card: Scorecard) -> list[str]:
     """Things a reader must know to trust the grade: caps, skipped tools, an incomplete run."""
     out: list[str] = []
@@ -82,12 +90,14 @@ class ScorecardConsole(_ScorecardExporter):
         from rich.text import Text
 
         tty = bool(getattr(stream, "isatty", lambda: False)())
+        # markup off: a tool named "[bold red]x" is printed as it is written, never styled.
         console = Console(file=stream, force_terminal=tty, no_color=not tty, highlight=False,
-                          width=options.get("width") or (None if tty else 100), soft_wrap=False)
+                          width=options.get("width") or (None if tty else 100), soft_wrap=False,
+                          markup=False, emoji=False)
         card = subject
         colour = GRADE_COLOURS.get(card.grade, "white")
         head = Text()
-        head.append(f"MCP Scorecard: {card.title}\n", style="bold")
+        head.append(f"MCP Scorecard: {shown(card.title, 200)}\n", style="bold")
         head.append("Grade ")
         head.append(card.grade, style=f"bold {colour}")
         head.append(f"   Score {percent(card.score)}\n")
@@ -98,37 +108,53 @@ class ScorecardConsole(_ScorecardExporter):
         for column in ("Scenarios", "Avg latency", "Def. tokens"):
             table.add_column(column, justify="right")
         for tool in card.tools:
-            table.add_row(tool.name, scenarios_cell(tool), latency_cell(tool), str(tool.definition_tokens))
+            table.add_row(Text(shown(tool.name, 120)), scenarios_cell(tool), latency_cell(tool),
+                          str(tool.definition_tokens))
         console.print(table)
         console.print(token_line(card), soft_wrap=True)
         for note in notes(card):
-            console.print(note, soft_wrap=True, style="yellow")
+            console.print(Text(shown(note, 1000), style="yellow"), soft_wrap=True)
         issues = list(card.top_issues[:CONSOLE_ISSUES])
         console.print()
         if not issues:
             console.print("No issues to fix.", style="green")
             return
         console.print("Top issues to fix", style="bold")
-        width = max(len(issue_tool(f)) for f in issues)
+        width = max(len(shown(issue_tool(f), 120)) for f in issues)
         for number, finding in enumerate(issues, 1):
             line = Text(f"  {number}. ")
-            line.append(issue_tool(finding).ljust(width), style="bold")
-            line.append(f"  {finding.message}")
+            line.append(shown(issue_tool(finding), 120).ljust(width), style="bold")
+            line.append(f"  {shown(finding.message, 1000)}")
             console.print(line, soft_wrap=True)
             if finding.fix:
-                console.print(Text(f"     -> {finding.fix}", style="dim"), soft_wrap=True)
+                console.print(Text(f"     -> {shown(finding.fix, 1000)}", style="dim"), soft_wrap=True)
         more = len(card.findings) - len(issues) - sum(f.severity == "info" for f in card.findings)
         if more > 0:
             console.print(f"  ... and {more} more (see --report md or --report json)", soft_wrap=True)
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _md_cell(text: str, *, table: bool = False) -> str:
+    """Outside text as Markdown prose: redacted, then the kernel's escaping (one function)."""
+    from toolscore_core.reports.markdown import md_escape
+    from toolscore_core.reports.text import redact
+
+    return md_escape(redact(text), table=table)
+
+
+def _md_code(text: str, *, table: bool = False) -> str:
+    from toolscore_core.reports.markdown import md_code
+    from toolscore_core.reports.text import redact
+
+    return md_code(redact(text), table=table) or "-"
 
 
 def render_markdown(card: Scorecard, *, heading: str = "#") -> str:
+    # Every heading is our own text: the server's name is outside text and goes on the
+    # line below, escaped, so a server cannot write a heading (or a verdict) of its own.
     lines = [
-        f"{heading} MCP Scorecard: {card.title}",
+        f"{heading} MCP Scorecard",
+        "",
+        f"Server: {_md_code(card.title)}",
         "",
         f"**Grade: {card.grade}** &middot; Score {percent(card.score)}",
         "",
@@ -142,7 +168,8 @@ def render_markdown(card: Scorecard, *, heading: str = "#") -> str:
     lines += [f"- {_md_cell(note)}" for note in notes(card)]
     lines += ["", f"{heading}# Tools", "", "| Tool | Scenarios | Avg latency | Def. tokens |", "| --- | --- | --- | --- |"]
     for tool in card.tools:
-        lines.append(f"| `{tool.name}` | {scenarios_cell(tool)} | {latency_cell(tool)} | {tool.definition_tokens} |")
+        lines.append(f"| {_md_code(tool.name, table=True)} | {scenarios_cell(tool)} | {latency_cell(tool)} "
+                     f"| {tool.definition_tokens} |")
     lines += ["", f"{heading}# Top issues to fix", ""]
     if not card.top_issues:
         lines.append("No issues to fix.")
@@ -150,7 +177,7 @@ def render_markdown(card: Scorecard, *, heading: str = "#") -> str:
         fix = f" _Fix:_ {_md_cell(finding.fix)}" if finding.fix else ""
         message = _md_cell(finding.message)
         stop = "" if message.endswith((".", "!", "?")) else "."
-        lines.append(f"- **`{issue_tool(finding)}`** — {message}{stop}{fix}")
+        lines.append(f"- **{_md_code(issue_tool(finding))}** — {message}{stop}{fix}")
     return "\n".join(lines) + "\n"
 
 
@@ -214,7 +241,10 @@ def render_html(card: Scorecard) -> str:
 
 
 def _args_preview(args: dict[str, Any], limit: int = 120) -> str:
-    text = json.dumps(args, ensure_ascii=False, default=str)
+    """Scenario arguments as shown in a report: redacted (a schema's ``const`` can be a key), then cut."""
+    from toolscore_core.scoring.secrets import redact
+
+    text = json.dumps(redact(args), ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -1,0 +1,81 @@
+"""A stdio MCP server whose every string is an attack on the terminal that prints it
+(raw JSON-RPC, standard library only, starts in milliseconds).
+
+    python escape_server.py [--fail-list]
+
+Its server name, version, instructions, tool names, descriptions, parameter names, tool
+results and error messages carry: clear-screen (ESC [2J), an OSC 52 clipboard write, an
+OSC 0 window-title change, a one-byte C1 CSI (U+009B), a right-to-left override (U+202E)
+and rich markup (``[bold red]``). The server name also tries to forge the ``--ci`` job
+summary's verdict heading. Printed raw, any of these would reach the user's terminal.
+
+``--fail-list`` answers ``tools/list`` with a JSON-RPC error whose message is hostile, so
+the error path (``toolscore: error: ...``) is exercised too.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+CLEAR = "\x1b[2J"
+CLIPBOARD = "\x1b]52;c;SE9TVElMRQ==\x07"
+TITLE = "\x1b]0;pwned\x07"
+C1_CSI = "\x9b31m"
+RLO = "\u202e"
+MARKUP = "[bold red]loud[/]"
+HOSTILE = CLEAR + CLIPBOARD + TITLE + C1_CSI + RLO + MARKUP
+FORGED = "\n## ✅ MCP server check passed\n"
+
+TOOL = "read" + CLEAR + RLO + "[bold]name"
+PARAM = "q" + TITLE + RLO
+TOOLS = [
+    {"name": TOOL, "description": "Read a note. " + HOSTILE,
+     "inputSchema": {"type": "object", "properties": {
+         PARAM: {"type": "string", "description": "The query " + HOSTILE}}, "required": [PARAM]}},
+    {"name": "fails" + CLIPBOARD, "description": "Always fails. " + HOSTILE,
+     "inputSchema": {"type": "object", "properties": {
+         "text": {"type": "string", "description": "Any text"}}, "required": ["text"]}},
+]
+
+
+def main() -> None:
+    fail_list = "--fail-list" in sys.argv
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(message, dict) or "id" not in message:
+            continue  # notifications need no answer
+        method = message.get("method")
+        error = None
+        result: dict[str, object] = {}
+        if method == "initialize":
+            result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2025-06-18"),
+                      "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "escape" + HOSTILE + FORGED, "version": "1.0" + TITLE + RLO},
+                      "instructions": "Use the tools. " + HOSTILE}
+        elif method == "tools/list" and fail_list:
+            error = {"code": -32603, "message": "cannot list " + HOSTILE}
+        elif method == "tools/list":
+            result = {"tools": TOOLS}
+        elif method == "ping":
+            result = {}
+        elif method == "tools/call":
+            name = message.get("params", {}).get("name")
+            if name == TOOL:
+                result = {"content": [{"type": "text", "text": "note: " + HOSTILE}], "isError": False}
+            else:
+                result = {"content": [{"type": "text", "text": "failed: " + HOSTILE}], "isError": True}
+        else:
+            error = {"code": -32601, "message": f"no method {method}"}
+        reply = {"jsonrpc": "2.0", "id": message["id"]}
+        reply.update({"error": error} if error is not None else {"result": result})
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()
