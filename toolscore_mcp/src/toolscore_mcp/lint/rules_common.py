@@ -168,17 +168,46 @@ def did_you_mean(name: str, candidates: list[str] | set[str]) -> str | None:
 
 
 def shorten(text: str, limit: int = 120) -> str:
-    """One line, at most ``limit`` characters (evidence for people, not for machines)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """One line, at most ``limit`` characters (evidence for people, not for machines),
+    with control and invisible characters escaped (see :func:`escape_invisible`)."""
+    from toolscore_core.reports.text import visible
+
+    return visible(" ".join(text.split()), limit, redacted=False)  # the kernel redacts evidence
 
 
 def excerpt(text: str, start: int, end: int, margin: int = 40) -> str:
-    """The matched span with a little context either side, on one line."""
+    """The matched span with a little context either side, on one line, with control and
+    invisible characters escaped (see :func:`escape_invisible`)."""
     left = max(0, start - margin)
     right = min(len(text), end + margin)
-    core = " ".join(text[left:right].split())
+    core = escape_invisible(" ".join(text[left:right].split()))
     return ("…" if left else "") + core + ("…" if right < len(text) else "")
+
+
+def escape_invisible(text: str) -> str:
+    """``text`` with control and invisible format characters written as escapes.
+
+    ``\\x1b[8m`` instead of a live escape sequence, ``\\u202e`` instead of a live bidi
+    override: a finding quotes text from a server that may be hostile, and the quote must
+    show the trick to the reader instead of playing it on their terminal. The kernel's
+    :func:`~toolscore_core.reports.text.escape_controls` does it, the same as every report.
+    """
+    from toolscore_core.reports.text import escape_controls
+
+    return escape_controls(text)
+
+
+_LINE_SPACE = re.compile(r"[ \t\n]+")  # only these: a bare \r or \x1c is a trick to show, not space
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """Outside text fit to quote in a finding's message: credentials replaced by their
+    previews, controls and invisible characters escaped, on one line, at most ``limit``
+    characters. Messages, unlike evidence, are not redacted by the kernel, so every quote
+    from a definition goes through here (and then :func:`toolscore_core.reports.text.visible`)."""
+    from toolscore_core.reports.text import visible
+
+    return visible(_LINE_SPACE.sub(" ", text).strip(), limit)
 
 
 def schema_types(schema: Mapping[str, Any]) -> list[str]:

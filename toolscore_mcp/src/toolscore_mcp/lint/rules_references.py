@@ -6,9 +6,11 @@ a tool that is not there; "adjust total_thoughts" makes it send an argument the 
 calls ``totalThoughts``. Both fail at call time, long after ``tools/list`` looked fine.
 
 False positives cost trust, so a word counts as a tool reference only when the text
-marks it as one: quoted or backticked next to the word "tool", after "use"/"call"/
-"invoke", or backticked with the shape of the server's own tool names. Ordinary words,
-parameter names and file names never count.
+marks it as one: quoted or backticked next to the word "tool"; quoted right after
+"use"/"call"/"invoke" with the clause going on as after a tool name ("use 'fetch_all'
+to ...", "call `sync_v1` first"), whatever the name looks like; after "use"/"call"/
+"invoke" otherwise, or backticked, only with the shape of the server's own tool names.
+Ordinary words, parameter names and file names never count.
 """
 
 from __future__ import annotations
@@ -35,9 +37,18 @@ _Q = r"""[`'"\u2018\u2019\u201c\u201d]"""
 _NAME_THEN_TOOL = re.compile(rf"(?:{_Q}(?P<q>{_NAME}){_Q}|\bthe\s+(?P<u>{_NAME}))\s+(?:tool|function)\b", re.IGNORECASE)
 # use/call/invoke [the] 'x' | use x (unquoted names only when they look like identifiers)
 _VERB_THEN_NAME = re.compile(
-    rf"\b(?:use|call|invoke|run|try)\s+(?:the\s+)?(?:{_Q}(?P<q>{_NAME}){_Q}|(?P<u>{_NAME}))",
+    rf"\b(?P<verb>use|call|invoke|run|try)\s+(?:the\s+)?(?:{_Q}(?P<q>{_NAME}){_Q}|(?P<u>{_NAME}))",
     re.IGNORECASE,
 )
+# What may follow "use 'x'" / "call `x`" when x is a tool: the end of a clause or a word
+# that goes on about using it. A noun there ("use 'utf-8' encoding") makes x something else.
+_CLAUSE_GOES_ON = re.compile(
+    r"\s*(?:$|[.,;:!?)\]]|(?:to|for|first|instead|when|whenever|if|before|after|and|or|then|with|on|in|once|"
+    r"again|now|directly|rather|until|unless|so|because|which|that|tool|function)\b)",
+    re.IGNORECASE,
+)
+# Encodings and algorithms spelled like kebab-case names: utf-8, sha-256, iso-8859-1.
+_NUMBERED_STANDARD = re.compile(r"^[A-Za-z]{1,8}(?:-\d+)+$")
 _BACKTICKED = re.compile(rf"`(?P<q>{_NAME})`")
 _NOT_A_TOOL_AFTER = re.compile(
     r"\s*(?:parameter|param|argument|arg|field|option|property|flag|key|value|setting|"
@@ -112,7 +123,7 @@ def referenced_tools(site: TextSite, index: ToolIndex) -> Iterator[tuple[str, in
         name = match.group(group)
         if not _identifier_like(name) or _NOT_A_TOOL_AFTER.match(text, match.end()):
             continue
-        if not index.plausible(name, strong=False):
+        if not index.plausible(name, strong=_quoted_call(match, text)):
             continue
         yield from emit(name, match.start(group), match.end(group))
     for match in _BACKTICKED.finditer(text):
@@ -122,6 +133,18 @@ def referenced_tools(site: TextSite, index: ToolIndex) -> Iterator[tuple[str, in
         if _NOT_A_TOOL_AFTER.match(text, match.end()) or text[match.end():match.end() + 1] in "(.":
             continue
         yield from emit(name, match.start("q"), match.end("q"))
+
+
+def _quoted_call(match: re.Match[str], text: str) -> bool:
+    """``use 'fetch_all' to ...`` / ``call `sync_v1` first``: a quoted identifier right
+    after "use", "call" or "invoke", with the clause going on as it does after a tool
+    name. Such a name is a tool reference whether or not it resembles this server's
+    tools (a stale name from an older version often does not)."""
+    if match.group("q") is None or match.group("verb").lower() not in ("use", "call", "invoke"):
+        return False
+    if _NUMBERED_STANDARD.match(match.group("q")):
+        return False
+    return _CLAUSE_GOES_ON.match(text, match.end()) is not None
 
 
 class UnknownToolReference(BaseRule):
