@@ -16,6 +16,11 @@ DISTRIBUTION = "toolscore-export"
 # name -> module of toolscore-export that provides it
 _NAMES: dict[str, str] = {
     "validate_record": "toolscore_export",
+    "export_runs": "toolscore_export",
+    "check_file": "toolscore_export",
+    "record_schema": "toolscore_export",
+    "canonical_bytes": "toolscore_export",
+    "sha256_hex": "toolscore_export",
 }
 
 __all__ = sorted(_NAMES)

@@ -1,6 +1,25 @@
-"""Hook implementations of toolscore-export.
+"""Hook implementations of toolscore-export: the only module its entry points name.
 
-The neutral run-record exporters have not landed yet, so this distribution declares no
-entry points and registers nothing. When they do, this module is the only one the entry
-points name.
+Cheap to import (``toolscore --help`` imports it): the ``export`` command is lazy, and the
+exporter classes are imported only when the exporters registry is built.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_core import hookimpl, lazy_command
+
+
+@hookimpl
+def toolscore_register_commands() -> list[Any]:
+    return [lazy_command("export", "toolscore_export.cli:export",
+                         "Export runs as neutral, hashed run records; validate a records file.")]
+
+
+@hookimpl
+def toolscore_register_exporters() -> list[Any]:
+    """The run-record formats, registered like a third party's would be."""
+    from toolscore_export.exporters import RunRecordLines
+
+    return [RunRecordLines]

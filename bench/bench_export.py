@@ -1,0 +1,88 @@
+"""`toolscore export --format aef` from harness run rows: records per second and peak memory.
+
+Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3]
+Writes a runs file of --rows distinct cells (one realistic row, written by the kernel's
+RunWriter, with its cell id varied; --calls tool calls each, one of them denied), then
+exports it with export_runs() exactly as the command does: both passes over the file,
+row validation, redaction check, records, every hash, the output and its manifest. Reports
+CPU-time records/s (wall time too: the machine is shared) and the process's peak RSS
+growth (VmHWM reset before the export, read after).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+
+def peak_rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def reset_peak() -> None:
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
+            handle.write("5")
+    except OSError:
+        pass
+
+
+def runs_file(path: Path, rows: int, calls: int) -> None:
+    from toolscore_core import RunCall, RunRow
+
+    row_calls = tuple(
+        RunCall(tool="delete_note", args={"title": f"n{i}"}, denied=True, deny_reason="never deletes", is_error=True)
+        if i == 1 else
+        RunCall(tool="create_note", id=f"toolu_{i}", args={"title": f"note {i}", "body": "text " * 20},
+                result=[{"type": "text", "text": f"saved note {i}"}], is_error=False, duration=0.01 * (i + 1))
+        for i in range(calls))
+    base = RunRow(task_id="t", arm_id="careful", repetition=1, status="completed", outcome="pass", order=1, seed=7,
+                  study="bench", provider="scripted", model="scripted", turns=calls + 1,
+                  usage={"input_tokens": 900, "output_tokens": 120}, cost_usd=0.0012,
+                  final_answer="Saved the notes; the delete was refused.", calls=row_calls,
+                  evaluation={"score": 0.93, "grade": "A", "verdict": "PASS"}).to_dict()
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(rows):
+            task, repetition = f"t{i % 997}", i // 997 + 1
+            base.update(task_id=task, repetition=repetition, cell_id=f"{task}::careful::{repetition}")
+            handle.write(json.dumps(base, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--calls", type=int, default=3)
+    opts = parser.parse_args()
+
+    from toolscore_export import export_runs
+
+    with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
+        source, out = Path(tmp) / "runs.jsonl", Path(tmp) / "records.jsonl"
+        runs_file(source, opts.rows, opts.calls)
+        size = source.stat().st_size
+        warm = Path(tmp) / "warm.jsonl"
+        runs_file(warm, 200, opts.calls)
+        export_runs([warm], Path(tmp) / "warm.out.jsonl")  # imports, compiled schemas
+        reset_peak()
+        before = peak_rss_kib()
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = export_runs([source], out)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        growth = peak_rss_kib() - before
+        print(f"{result.records:,} records from {size / 2**20:.1f} MiB of rows ({opts.calls} calls each) "
+              f"-> {out.stat().st_size / 2**20:.1f} MiB")
+        print(f"  {result.records / cpu:,.0f} records/s CPU ({cpu:.1f} s), {result.records / wall:,.0f} records/s "
+              f"wall ({wall:.1f} s), load {os.getloadavg()[0]:.1f}")
+        print(f"  peak RSS growth {growth / 1024:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()

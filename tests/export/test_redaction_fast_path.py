@@ -1,0 +1,45 @@
+"""The quick anchor test that lets clean rows skip per-string redaction never lets a credential through."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from toolscore_core import RunCall, RunWriter
+from toolscore_export import export_runs
+from toolscore_export.redaction import ANCHORS, CASELESS_ANCHORS, may_hold_a_secret
+
+
+def test_the_anchors_cover_every_anchor_of_the_kernels_scanner():
+    from toolscore_core.scoring import secrets
+
+    kernel = secrets._QUICK.pattern.split("|")  # the scanner's own list of literal anchors
+    for alternative in kernel:
+        caseless = re.fullmatch(r"\(\?i:(.*)\)", alternative)
+        literal = re.sub(r"\\(.)", r"\1", caseless.group(1) if caseless else alternative)
+        if caseless:
+            assert literal.lower() in CASELESS_ANCHORS, literal
+        else:
+            assert any(anchor in literal for anchor in ANCHORS), literal
+
+
+def test_clean_lines_skip_and_lines_with_keys_or_escapes_do_not(ghp):
+    assert may_hold_a_secret('{"a":"hello world","n":1}') is False
+    assert may_hold_a_secret(json.dumps({"a": f"line one\n{ghp}"})) is True
+    assert may_hold_a_secret('{"a":"\\u0067hp_x"}') is True
+    assert may_hold_a_secret('{"a":"https:\\/\\/me:pw@host"}') is True
+    assert may_hold_a_secret('{"a":"Authorization: BEARER abcdefghijklmnop"}') is True
+
+
+def test_a_key_after_an_escape_or_spelled_with_escapes_is_redacted(tmp_path, make_row, ghp):
+    spelled = "\\u0067" + ghp[1:]  # the same token with its first letter escaped in the raw line
+    calls = (RunCall(tool="a", id="1", args={"note": f"first\n{ghp}"}, is_error=False),)
+    with RunWriter(tmp_path / "runs.jsonl") as writer:
+        writer.write(make_row(calls=calls, guard_denials=()))
+    text = (tmp_path / "runs.jsonl").read_text()
+    with (tmp_path / "runs.jsonl").open("a") as handle:
+        handle.write(text.replace("careful", "escaped").replace(ghp, spelled))
+    export_runs([tmp_path / "runs.jsonl"], tmp_path / "records.jsonl")
+    out = (tmp_path / "records.jsonl").read_text()
+    assert ghp not in out and ghp[1:] not in out
+    assert len(out.splitlines()) == 2

@@ -1,0 +1,135 @@
+"""``export_runs(sources, output)``: sources in, records out, written so a crash leaves no half.
+
+The records stream from the sources through the chosen exporter into a temporary file next
+to the output (``.NAME.partial-PID``), which is fsynced and renamed over the output only
+when the last record is written. The old manifest is removed just before that rename and
+the new one is written (atomically) just after it, so no moment exists at which an output
+sits next to a manifest that does not describe it. An exception or Ctrl-C deletes the
+temporary file; the old output, if any, is untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from toolscore_export.canonical import file_sha256
+from toolscore_export.exporters import SUBJECT
+from toolscore_export.manifest import build_manifest, manifest_path, manifest_text
+from toolscore_export.record import build_record
+from toolscore_export.sources import Sources
+
+
+@attrs.frozen
+class ExportResult:
+    """What one export wrote: the output, its manifest, the record count and the manifest itself."""
+
+    output: Path
+    manifest_file: Path
+    records: int
+    manifest: dict[str, Any]
+
+
+def find_format(fmt: str, pm: Any = None) -> Any:
+    """The exporter for ``--format fmt`` (subject ``run-record``); a typo lists what is installed."""
+    from toolscore_core import InputError, exporter_formats, find_exporter
+
+    try:
+        return find_exporter(SUBJECT, fmt, pm=pm)
+    except InputError as exc:
+        formats = exporter_formats(SUBJECT, pm=pm)
+        raise InputError(f"--format {fmt!r} is not an installed run-record format",
+                         expected=f"one of {', '.join(formats)}" if formats else exc.expected,
+                         hint="A third-party format is an exporter of subject 'run-record'") from None
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _check_output(output: Path, sources: list[Path]) -> None:
+    from toolscore_core import InputError
+
+    if not (output.parent if str(output.parent) else Path(".")).is_dir():
+        raise InputError("its folder does not exist", file=output, hint="Create the folder first")
+    if output.is_dir():
+        raise InputError("is a folder, not a file", file=output)
+    for source in sources:
+        if source.exists() and output.exists() and source.resolve() == output.resolve():
+            raise InputError("is also a source: the export would overwrite what it reads", file=output,
+                             hint="Write the records to another file (-o)")
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str = "aef", gold: str | Path | None = None,
+                trace_format: str | None = None, pm: Any = None, on_torn: Callable[[Any], None] | None = None,
+                **options: Any) -> ExportResult:
+    """Export every run of ``sources`` to ``output`` in format ``fmt``, plus its manifest.
+
+    ``sources`` are runs files, trace files (scored against ``gold`` when given; read as
+    ``trace_format`` when named) and evaluation receipts, in any mix. ``on_torn`` hears of a
+    torn last line of a runs file (skipped, like every reader of runs files skips it).
+    ``options`` go to the exporter. Bad input is an InputError naming the file and line.
+    """
+    from toolscore_core import InputError
+
+    paths = [Path(s) for s in sources]
+    if not paths:
+        raise InputError("no source file given", hint="Name one or more runs, trace or receipt files")
+    out = Path(output)
+    _check_output(out, paths)
+    if gold is not None and not Path(gold).is_file():
+        raise InputError("file not found", file=gold, hint="--gold names the gold file traces are scored against")
+    exporter = find_format(fmt, pm)
+    reader = Sources(paths, trace_format=trace_format, gold=str(gold) if gold is not None else None, pm=pm,
+                     on_torn=on_torn)
+    count = 0
+
+    def records() -> Iterator[dict[str, Any]]:
+        nonlocal count
+        for run in reader:
+            yield build_record(run)
+            count += 1
+
+    directory = out.parent if str(out.parent) else Path(".")
+    temp = directory / f".{out.name}.partial-{os.getpid()}"
+    try:
+        with open(temp, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as stream:
+            exporter.export(records(), stream, **options)
+            stream.flush()
+            os.fsync(stream.fileno())
+        size = temp.stat().st_size
+        digest = file_sha256(temp)
+        manifest = build_manifest(fmt=exporter.format, sources=[s.to_dict() for s in reader.stats], output=out,
+                                  output_sha256=digest, size=size, records=count, created_at=_now())
+        manifest_file = manifest_path(out)
+        with contextlib.suppress(FileNotFoundError):
+            manifest_file.unlink()  # never leave the old manifest beside the new output
+        os.replace(temp, out)
+        _fsync_dir(directory)
+    except OSError as exc:
+        raise InputError(f"cannot write the records ({exc.strerror})", file=out) from None
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+    from toolscore_core.kernel.files import write_atomic
+
+    write_atomic(manifest_file, manifest_text(manifest), what="the manifest")
+    return ExportResult(output=out, manifest_file=manifest_file, records=count, manifest=manifest)
+
+
+__all__ = ["ExportResult", "export_runs", "find_format"]

@@ -1,0 +1,65 @@
+"""``OUTPUT.manifest.json``: what an export read, what it wrote, and the hashes that bind them.
+
+The manifest is what makes a records file checkable as a whole: a deleted, added, reordered
+or edited line changes the output's SHA-256 and its record count, and the manifest carries
+its own hash (``manifest_sha256``, over its canonical JSON with that key absent) so an edit
+to the manifest is caught too. It is written after the output is complete and renamed into
+place, and any older manifest is removed before the new output replaces the old one: an
+interrupted export leaves either the old pair, or a new output without a manifest (which
+``toolscore export validate`` reports), never an output with a stale manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolscore_export.canonical import CANONICAL_FORM, prepare, sha256_prepared
+from toolscore_export.record import RECORD_SCHEMA, RECORD_VERSION
+
+MANIFEST_SCHEMA = "toolscore.run-record-manifest"
+MANIFEST_VERSION = "1"
+MANIFEST_SUFFIX = ".manifest.json"
+MANIFEST_HASH_KEY = "manifest_sha256"
+
+
+def manifest_path(output: str | Path) -> Path:
+    """``records.jsonl`` -> ``records.jsonl.manifest.json``."""
+    out = Path(output)
+    return out.with_name(out.name + MANIFEST_SUFFIX)
+
+
+def build_manifest(*, fmt: str, sources: list[dict[str, Any]], output: Path, output_sha256: str, size: int,
+                   records: int, created_at: str) -> dict[str, Any]:
+    """The manifest of one export, with its own hash."""
+    from toolscore_core import __version__ as core_version
+    from toolscore_export import __version__
+
+    manifest: dict[str, Any] = prepare({
+        "schema": MANIFEST_SCHEMA,
+        "schema_version": MANIFEST_VERSION,
+        "tool": {"name": "toolscore-export", "version": __version__, "toolscore_core_version": core_version},
+        "created_at": created_at,
+        "format": fmt,
+        "record_schema": RECORD_SCHEMA,
+        "record_schema_version": RECORD_VERSION,
+        "canonical_form": CANONICAL_FORM,
+        "sources": sources,
+        "output": {"name": output.name, "sha256": output_sha256, "bytes": size, "records": records},
+    })
+    manifest[MANIFEST_HASH_KEY] = manifest_hash(manifest)
+    return manifest
+
+
+def manifest_hash(manifest: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``manifest`` without ``manifest_sha256``."""
+    return sha256_prepared({k: v for k, v in manifest.items() if k != MANIFEST_HASH_KEY})
+
+
+def manifest_text(manifest: dict[str, Any]) -> str:
+    return json.dumps(manifest, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+__all__ = ["MANIFEST_HASH_KEY", "MANIFEST_SCHEMA", "MANIFEST_SUFFIX", "MANIFEST_VERSION", "build_manifest",
+           "manifest_hash", "manifest_path", "manifest_text"]

@@ -1,0 +1,259 @@
+"""Build one neutral run record (``toolscore.run-record`` version 1) from what a source holds.
+
+Every source kind (a harness run row, a trace file, an evaluation receipt) is first turned
+into a :class:`RunInput`, the few facts a record is made of, so the rules below are written
+once:
+
+- **requested and completed calls, one each per call, correlated by ``call_id``.** A call
+  without an id, or whose id an earlier call of the run already used, gets ``call-<n>``
+  (``n`` its 1-based position) and ``call_id_source: "synthesized"``; the source's own id,
+  if any, stays in ``source_call_id``. An importer can then join the two lists on one key.
+- **Unknown is null and is listed.** A call whose answer was not captured has status
+  ``unknown`` (never ``ok``); a cost nobody knows is ``null`` (never ``0``); and
+  ``coverage.unknown`` names every field that is unknown, so "no value" is never read as
+  "empty" or "zero".
+- **Credentials are redacted before anything is hashed or written**, so a record's hashes
+  are the hashes of exactly what the file holds.
+- **Every hash is SHA-256 over the canonical JSON** of :mod:`toolscore_export.canonical`;
+  ``hashes.record_sha256`` is taken over the record with that one key absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from toolscore_export.canonical import CANONICAL_FORM, prepare, sha256_prepared
+
+RECORD_SCHEMA = "toolscore.run-record"
+RECORD_VERSION = "1"
+RECORD_HASH_KEY = "record_sha256"
+CALL_STATUSES = ("ok", "error", "denied", "unknown")
+
+
+@attrs.frozen(slots=True)
+class SourceRef:
+    """Where a record came from: the source kind, its format, the file's name, line and hash."""
+
+    kind: str  # run-row | trace | receipt
+    name: str  # the file's name only (a full path could carry a user's home directory)
+    sha256: str
+    format: str | None = None
+    line: int | None = None
+
+
+@attrs.frozen(slots=True)
+class RunInput:
+    """The facts of one run, whatever the source; ``None`` always means unknown.
+
+    ``calls`` are dicts with the run row's call keys (``id, tool, provider_name, args,
+    result, structured, is_error, error, duration, denied, deny_reason``) plus optional
+    ``span_id``, ``trace_id`` and ``cost_usd``. ``final_answer_known`` separates "the model
+    gave no text" (known, null) from "the source did not capture it" (unknown).
+    """
+
+    run_id: str
+    source: SourceRef
+    outcome: str = "unknown"
+    task_id: str | None = None
+    arm_id: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    repetition: int | None = None
+    study: str | None = None
+    attempts: int = 1
+    status: str | None = None
+    error: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    turns: int | None = None
+    prompt: str | None = None
+    final_answer: str | None = None
+    final_answer_known: bool = False
+    calls: Sequence[Mapping[str, Any]] = ()
+    usage: Mapping[str, Any] | None = None
+    cost_usd: float | None = None
+    price: Mapping[str, Any] | None = None
+    server: Mapping[str, Any] | None = None
+    evaluation: Mapping[str, Any] | None = None
+    trace_id: str | None = None
+    prepared: bool = False  # every value is prepared and redacted already (the fast path for run rows)
+
+
+def _redactor() -> Any:
+    from toolscore_core import redact_text
+
+    return redact_text
+
+
+def call_status(call: Mapping[str, Any]) -> str:
+    """``denied`` (the guard refused it), ``error``/``ok`` (the answer said so), else ``unknown``."""
+    if call.get("denied"):
+        return "denied"
+    is_error = call.get("is_error")
+    if is_error is True:
+        return "error"
+    if is_error is False:
+        return "ok"
+    return "unknown"
+
+
+def correlate_ids(calls: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str | None]]:
+    """``(call_id, call_id_source, source_call_id)`` per call: unique ids, synthesized where needed."""
+    given = [c.get("id") if isinstance(c.get("id"), str) and c.get("id") else None for c in calls]
+    taken = {g for g in given if g is not None}
+    used: set[str] = set()
+    out: list[tuple[str, str, str | None]] = []
+    for n, source_id in enumerate(given, start=1):
+        if source_id is not None and source_id not in used:
+            used.add(source_id)
+            out.append((source_id, "source", source_id))
+            continue
+        candidate, k = f"call-{n}", 1
+        while candidate in taken or candidate in used:  # never collide with a real id
+            k += 1
+            candidate = f"call-{n}-{k}"
+        used.add(candidate)
+        out.append((candidate, "synthesized", source_id))
+    return out
+
+
+def _hash_or_none(value: Any, known: bool = True) -> str | None:
+    return sha256_prepared(value) if known else None
+
+
+def _same(value: Any, text: Any = None) -> Any:
+    return value
+
+
+def build_record(run: RunInput) -> dict[str, Any]:
+    """The record of ``run``: JSON-ready (prepared, redacted) and carrying its own hash."""
+    if run.prepared:
+        text, prepare_ = None, _same
+    else:
+        text, prepare_ = _redactor(), prepare
+    calls = [prepare_(dict(c), text) for c in run.calls]
+    ids = correlate_ids(calls)
+    requested: list[dict[str, Any]] = []
+    completed: list[dict[str, Any]] = []
+    unknown: list[str] = []
+    with_result = with_duration = with_cost = 0
+    trace_id = run.trace_id
+    for index, (call, (call_id, id_source, source_id)) in enumerate(zip(calls, ids, strict=True)):
+        args = call.get("args")
+        status = call_status(call)
+        duration = call.get("duration")
+        cost = call.get("cost_usd")
+        requested.append({
+            "call_id": call_id, "call_id_source": id_source, "source_call_id": source_id, "index": index,
+            "tool": call.get("tool"), "provider_name": call.get("provider_name"), "args": args,
+            "args_sha256": _hash_or_none(args, args is not None),
+            "denied": bool(call.get("denied", False)), "deny_reason": call.get("deny_reason"),
+            "span_id": call.get("span_id"),
+        })
+        result, structured = call.get("result"), call.get("structured")
+        captured = status != "unknown" or result is not None or structured is not None
+        completed.append({
+            "call_id": call_id, "status": status, "result": result, "structured": structured,
+            "error": call.get("error"),
+            "result_sha256": _hash_or_none(result, captured),
+            "duration_s": duration, "cost_usd": cost,
+        })
+        if trace_id is None and isinstance(call.get("trace_id"), str):
+            trace_id = call["trace_id"]
+        with_result += status != "unknown"
+        with_duration += duration is not None
+        with_cost += cost is not None
+        if status == "unknown":
+            unknown.append(f"calls[{call_id}].status")
+        if not captured:
+            unknown.append(f"calls[{call_id}].result")
+        if args is None:
+            unknown.append(f"calls[{call_id}].args")
+        if duration is None:
+            unknown.append(f"calls[{call_id}].duration_s")
+    if calls and with_cost == 0:
+        unknown.append("calls[*].cost_usd")
+    elif with_cost < len(calls):
+        unknown.extend(f"calls[{cid}].cost_usd" for c, (cid, _, _) in zip(completed, ids, strict=True) if c["cost_usd"] is None)
+
+    usage = prepare_(dict(run.usage or {}), text)
+    usage = {key: usage.get(key) for key in ("input_tokens", "output_tokens", "cached_tokens")}
+    cost_usd = prepare_(run.cost_usd)
+    prompt = prepare_(run.prompt, text)
+    final_answer = prepare_(run.final_answer, text)
+    final_known = run.final_answer_known or final_answer is not None
+    for field, value in (("status", run.status), ("prompt", prompt), ("started_at", run.started_at),
+                         ("finished_at", run.finished_at)):
+        if value is None:
+            unknown.append(field)
+    if not final_known:
+        unknown.append("final_answer")
+    for key, value in usage.items():
+        if value is None:
+            unknown.append(f"usage.{key}")
+    if cost_usd is None:
+        unknown.append("cost.usd")
+
+    passed = None if run.outcome == "unknown" else run.outcome == "pass"
+    record: dict[str, Any] = {
+        "schema": RECORD_SCHEMA,
+        "schema_version": RECORD_VERSION,
+        "run_id": prepare_(run.run_id, text),
+        "task_id": prepare_(run.task_id, text),
+        "variant": {"id": prepare_(run.arm_id, text), "provider": run.provider, "model": run.model},
+        "repetition": run.repetition,
+        "study": prepare_(run.study, text),
+        "attempts": run.attempts,
+        "source": {"kind": run.source.kind, "format": run.source.format, "file": prepare_(run.source.name, text),
+                   "line": run.source.line},
+        "status": run.status,
+        "outcome": run.outcome,
+        "passed": passed,
+        "error": prepare_(run.error, text),
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "turns": run.turns,
+        "prompt": prompt,
+        "final_answer": final_answer,
+        "requested_calls": requested,
+        "completed_calls": completed,
+        "usage": usage,
+        "cost": {"usd": cost_usd, "price": prepare_(dict(run.price), text) if run.price is not None else None},
+        "server": prepare_(dict(run.server), text) if run.server is not None else None,
+        "evaluation": prepare_(dict(run.evaluation), text) if run.evaluation is not None else None,
+        "trace_context": {"trace_id": trace_id},
+        "coverage": {
+            "calls": len(calls),
+            "calls_with_result": with_result,
+            "calls_with_duration": with_duration,
+            "calls_with_cost": with_cost,
+            "final_answer_known": final_known,
+            "prompt_known": prompt is not None,
+            "cost_known": cost_usd is not None,
+            "unknown": unknown,
+        },
+        "hashes": {
+            "algorithm": "sha256",
+            "canonical_form": CANONICAL_FORM,
+            "source_file": run.source.sha256,
+            "prompt": _hash_or_none(prompt, prompt is not None),
+            "final_answer": _hash_or_none(final_answer, final_answer is not None),
+        },
+    }
+    record["hashes"][RECORD_HASH_KEY] = record_hash(record)
+    return record
+
+
+def record_hash(record: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``record`` with ``hashes.record_sha256`` absent."""
+    hashes = record.get("hashes")
+    if isinstance(hashes, Mapping) and RECORD_HASH_KEY in hashes:
+        record = {**record, "hashes": {k: v for k, v in hashes.items() if k != RECORD_HASH_KEY}}
+    return sha256_prepared(record)
+
+
+__all__ = ["CALL_STATUSES", "RECORD_HASH_KEY", "RECORD_SCHEMA", "RECORD_VERSION", "RunInput", "SourceRef",
+           "build_record", "call_status", "correlate_ids", "record_hash"]

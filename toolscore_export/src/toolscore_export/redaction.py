@@ -1,0 +1,47 @@
+"""A quick "could this line hold a credential?" test, so clean rows skip per-string redaction.
+
+Why: the kernel's scanner (``toolscore_core.scoring.secrets``) finds every credential by a
+literal anchor first (a vendor prefix such as ``ghp_``, ``eyJ`` for a JWT, ``://`` for a URL
+password, ``=`` for ``?key=``, ``Bearer``). A line that holds none of those anchors cannot
+hold a credential in any of its strings, and ``in`` over a line is far cheaper than a
+regular expression scan of it. A line that holds an anchor is scanned by the kernel itself,
+and only a real hit sends it to the slow path (every string redacted on its own). A test
+checks that :data:`ANCHORS` covers every anchor the kernel's scanner knows, so a vendor added
+there cannot slip past here.
+
+The scanner reads JSON-escaped text (a ``\\n`` before a key starts a token), so one scan of
+the raw line stands for a scan of every string in it. Lines with ``\\u`` or ``\\/`` escapes,
+which could spell a key or a URL differently from its string, always take the slow path.
+"""
+
+from __future__ import annotations
+
+ANCHORS: tuple[str, ...] = (
+    "sk-", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "AKIA", "ASIA", "AIza",
+    "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "sk_live_", "rk_live_", "sk_test_", "rk_test_",
+    "eyJ", "-----BEGIN ", "://", "=",
+)
+CASELESS_ANCHORS: tuple[str, ...] = ("bearer ",)
+ESCAPES: tuple[str, ...] = ("\\u", "\\/")
+
+
+def has_anchor(text: str) -> bool:
+    """True when ``text`` holds any anchor a credential pattern starts with."""
+    if any(anchor in text for anchor in ANCHORS):
+        return True
+    lowered = text.lower()
+    return any(anchor in lowered for anchor in CASELESS_ANCHORS)
+
+
+def may_hold_a_secret(raw_line: str) -> bool:
+    """False only when no string parsed from this raw JSON line can hold a credential."""
+    if any(escape in raw_line for escape in ESCAPES):
+        return True
+    if not has_anchor(raw_line):
+        return False
+    from toolscore_core.scoring.secrets import scan_text
+
+    return bool(scan_text(raw_line))
+
+
+__all__ = ["ANCHORS", "CASELESS_ANCHORS", "has_anchor", "may_hold_a_secret"]

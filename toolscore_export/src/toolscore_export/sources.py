@@ -1,0 +1,397 @@
+"""Read export sources as :class:`RunInput` s, streaming: run rows, receipts, trace files.
+
+Which kind a file is comes from its content, never its name: a first line holding
+``run_record_version`` is a runs file of the agent harness, an object (or a first line) of
+kind ``toolscore.evaluation`` is an evaluation receipt (``Evaluation.to_dict()``), and
+anything else is a trace file read by the installed adapters (an ``mcp record`` session is
+one of them, the ``mcp`` adapter).
+
+Runs files are read twice, one line at a time: the first pass learns which line is the
+latest row of each cell (the kernel's rule: a retried or resumed cell counts once, by its
+last row) and the second builds records. Memory is one dict entry per cell, never a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from toolscore_export.canonical import file_sha256, loads_prepared, prepare
+from toolscore_export.record import RunInput, SourceRef
+from toolscore_export.redaction import may_hold_a_secret
+
+RUN_ROW = "run-row"
+TRACE = "trace"
+RECEIPT = "receipt"
+EVALUATION_KIND = "toolscore.evaluation"
+_HEAD = 1 << 16
+
+
+@attrs.define
+class SourceStats:
+    """What one source gave: its kind, format, hash, size, records, and a skipped torn line."""
+
+    path: str
+    kind: str
+    sha256: str
+    size: int
+    format: str | None = None
+    records: int = 0
+    superseded: int = 0
+    torn_line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "name": Path(self.path).name, "kind": self.kind, "format": self.format,
+                "sha256": self.sha256, "bytes": self.size, "records": self.records,
+                "superseded_rows": self.superseded, "skipped_torn_line": self.torn_line}
+
+
+def _first_object(path: Path) -> Any:
+    """The first non-blank line parsed as JSON, or None when it is not one JSON value."""
+    import json
+
+    with path.open("rb") as handle:
+        for raw in handle:
+            if raw.strip():
+                try:
+                    return json.loads(raw.decode("utf-8-sig"))
+                except (UnicodeDecodeError, ValueError):
+                    return None
+    return None
+
+
+def detect_kind(path: Path) -> str:
+    """``run-row``, ``receipt`` or ``trace`` for the file at ``path`` (see the module docstring)."""
+    from toolscore_core import InputError
+
+    if not path.exists():
+        raise InputError("file not found", file=path, hint="Check the path")
+    if not path.is_file():
+        raise InputError("is not a file", file=path)
+    if path.stat().st_size == 0:
+        raise InputError("is empty (0 bytes)", file=path,
+                         expected="a runs file, a trace file or an evaluation receipt")
+    first = _first_object(path)
+    if isinstance(first, dict) and "run_record_version" in first:
+        return RUN_ROW
+    if isinstance(first, dict) and first.get("kind") == EVALUATION_KIND:
+        return RECEIPT
+    if first is None and path.suffix.lower() == ".json" and path.stat().st_size < 64 * 1024 * 1024:
+        data = _load_json(path)
+        items = data if isinstance(data, list) else [data]
+        if items and all(isinstance(i, dict) and i.get("kind") == EVALUATION_KIND for i in items):
+            return RECEIPT
+    return TRACE
+
+
+def _load_json(path: Path) -> Any:
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8-sig"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+# --- run rows ---------------------------------------------------------------------------------------
+
+
+_MAX_SOURCES = 1 << 12
+
+
+@attrs.define
+class LatestRows:
+    """Which line is the latest row of each cell, over the runs files of one export.
+
+    Kept small on purpose (one int per cell, a second dict only for cells seen twice), since
+    it is the only thing an export holds for every row of a very large file.
+    """
+
+    latest: dict[str, int] = attrs.field(factory=dict)  # cell -> line * _MAX_SOURCES + source index
+    repeats: dict[str, int] = attrs.field(factory=dict)  # cell -> rows seen, when more than one
+
+    def is_latest(self, cell: str, index: int, line: int) -> bool:
+        return self.latest.get(cell) == line * _MAX_SOURCES + index
+
+    def attempts(self, cell: str) -> int:
+        return self.repeats.get(cell, 1)
+
+
+def latest_lines(paths: list[Path], on_torn: Callable[[Any], None]) -> LatestRows:
+    """The latest row of each cell over ``paths`` in order (a later file's row wins)."""
+    from toolscore_core import InputError
+    from toolscore_core.kernel.jsonl import iter_json_objects
+
+    if len(paths) >= _MAX_SOURCES:
+        raise InputError(f"{len(paths)} runs files are more than one export reads ({_MAX_SOURCES - 1})",
+                         hint="Concatenate them first")
+    rows = LatestRows()
+    for index, path in enumerate(paths):
+        for line, data in iter_json_objects(path, on_torn=on_torn, what="a run row"):
+            cell = data.get("cell_id")
+            if not isinstance(cell, str):
+                continue  # the second pass names the line and what is wrong with it
+            if cell in rows.latest:
+                rows.repeats[cell] = rows.repeats.get(cell, 1) + 1
+            rows.latest[cell] = line * _MAX_SOURCES + index
+    return rows
+
+
+def _raw_rows(path: Path) -> Iterator[tuple[int, str, Any]]:
+    """``(line, text, value)`` per non-blank line, the value parsed into its prepared shape.
+
+    Streams like the kernel's reader and skips a torn last line the same way (the first
+    pass has reported it); a bad line anywhere else is an InputError naming the line.
+    """
+    from toolscore_core import InputError
+    from toolscore_core.kernel.jsonl import decode_line
+
+    held: tuple[int, bytes] | None = None
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            if held is not None:
+                yield _parsed(*held, path, decode_line)
+            held = (number, raw)
+    if held is not None:
+        try:
+            yield _parsed(*held, path, decode_line)
+        except InputError:
+            return
+
+
+def _parsed(number: int, raw: bytes, path: Path, decode_line: Any) -> tuple[int, str, Any]:
+    try:
+        text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        return number, text, loads_prepared(text)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        decode_line(raw, file=path, number=number)  # raises the kernel's own error for the line
+        raise
+
+
+def run_inputs_from_rows(path: Path, index: int, sha256: str, latest: LatestRows,
+                         stats: SourceStats) -> Iterator[RunInput]:
+    """The latest row of each cell in ``path`` as a RunInput; earlier rows are counted, skipped."""
+    from toolscore_core import InputError, redact_text, validate_run_row
+
+    for line, text, data in _raw_rows(path):
+        if not isinstance(data, dict):
+            raise InputError(f"line {line} is not a run row (a JSON object)", file=path, location=f"line {line}")
+        validate_run_row(data, file=path, line=line)
+        cell = data["cell_id"]
+        if not latest.is_latest(cell, index, line):
+            stats.superseded += 1
+            continue
+        if may_hold_a_secret(text):
+            data = prepare(data, redact_text)
+        yield run_input_from_row(data, SourceRef(RUN_ROW, path.name, sha256, format=RUN_ROW, line=line),
+                                 attempts=latest.attempts(cell), prepared=True)
+
+
+def run_input_from_row(row: dict[str, Any], source: SourceRef, *, attempts: int = 1,
+                       prepared: bool = False) -> RunInput:
+    """A validated run row (its dict) as a RunInput; ``prepared``: already prepared and redacted."""
+    extra = row.get("extra") or {}
+    prompt = extra.get("prompt") if isinstance(extra.get("prompt"), str) else None
+    status = row["status"]
+    # The harness records the whole conversation of a run that ran to its end, so a null
+    # final answer there means the model gave no text; a stopped run may have lost it.
+    final_known = row.get("final_answer") is not None or status in ("completed", "limit_reached")
+    return RunInput(
+        run_id=row["cell_id"], source=source, outcome=row["outcome"], task_id=row["task_id"], arm_id=row["arm_id"],
+        provider=row.get("provider"), model=row.get("model"), repetition=row["repetition"], study=row.get("study"),
+        attempts=attempts, status=status, error=row.get("error"), started_at=row.get("started_at"),
+        finished_at=row.get("finished_at"), turns=row.get("turns"), prompt=prompt,
+        final_answer=row.get("final_answer"), final_answer_known=final_known, calls=row["calls"],
+        usage=row.get("usage"), cost_usd=row.get("cost_usd"), price=row.get("price"), server=row.get("server"),
+        evaluation=_row_evaluation(row.get("evaluation")), prepared=prepared,
+    )
+
+
+def _row_evaluation(block: Any) -> dict[str, Any] | None:
+    """The verdict part of a row's evaluation block (the evidence stays in the runs file)."""
+    if not isinstance(block, dict):
+        return None
+    keys = ("score", "grade", "verdict", "min_score", "passed_min_score", "required_call_recall",
+            "outcome_reasons", "findings")
+    return {key: block.get(key) for key in keys}
+
+
+# --- evaluations (receipts, and traces scored with --gold) ---------------------------------------------
+
+
+def evaluation_summary(record: dict[str, Any], reasons: list[str] | None = None) -> dict[str, Any]:
+    """The verdict part of an ``Evaluation.to_dict()`` record, as a row's block holds it."""
+    findings = [{"severity": f.get("severity"), "code": f.get("code"), "message": f.get("message"),
+                 "call_index": f.get("call_index"), "tool": f.get("tool")}
+                for f in record.get("findings") or [] if isinstance(f, dict)]
+    return {"score": record.get("score"), "grade": record.get("grade"), "verdict": record.get("verdict"),
+            "min_score": record.get("min_score"), "passed_min_score": record.get("passed"),
+            "required_call_recall": record.get("required_call_recall"),
+            "outcome_reasons": reasons if reasons is not None else outcome_reasons(record), "findings": findings}
+
+
+def outcome_reasons(record: dict[str, Any]) -> list[str]:
+    """Why an evaluation record fails (empty: it passes)."""
+    reasons = []
+    passed = record.get("passed")
+    if passed is False or (passed is None and record.get("verdict") != "PASS"):
+        reasons.append(f"score {record.get('score_percent')}% is below the bar"
+                       if passed is False else f"verdict {record.get('verdict')}")
+    if record.get("policy_violations"):
+        reasons.append("forbidden call(s) requested")
+    reasons.extend(str(f.get("message")) for f in record.get("findings") or []
+                   if isinstance(f, dict) and f.get("severity") == "error"
+                   and (f.get("details") or {}).get("category") == "honesty")
+    return reasons
+
+
+def _receipt_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"id": c.get("id"), "tool": c.get("tool"), "args": c.get("args"), "result": c.get("result"),
+             "is_error": c.get("is_error"), "error": c.get("error"), "duration": c.get("duration"),
+             "denied": bool(c.get("denied", False))}
+            for c in record.get("actual") or [] if isinstance(c, dict)]
+
+
+def run_input_from_receipt(record: dict[str, Any], run_id: str, source: SourceRef) -> RunInput:
+    """An ``Evaluation.to_dict()`` record as a RunInput (``kind`` checked by the caller)."""
+    from toolscore_core import InputError
+
+    if str(record.get("schema_version")) != "1" or not isinstance(record.get("actual"), list):
+        raise InputError("is not a version 1 evaluation receipt", file=source.name,
+                         location=f"line {source.line}" if source.line else "$",
+                         expected='an object from Evaluation.to_dict() with "schema_version": "1" and "actual"')
+    reasons = outcome_reasons(record)
+    trace = record.get("trace") or {}
+    final = trace.get("final_answer") if isinstance(trace, dict) else None
+    return RunInput(run_id=run_id, source=source, outcome="fail" if reasons else "pass",
+                    final_answer=final if isinstance(final, str) else None, calls=_receipt_calls(record),
+                    evaluation=evaluation_summary(record, reasons))
+
+
+def receipt_inputs(path: Path, sha256: str, stats: SourceStats) -> Iterator[RunInput]:
+    """The receipts of a file: one JSON object or array, or JSON Lines of them."""
+    from toolscore_core import InputError
+    from toolscore_core.kernel.jsonl import iter_json_objects
+
+    first = _first_object(path)
+    if isinstance(first, dict) and first.get("kind") == EVALUATION_KIND:
+        items: Any = iter_json_objects(path, what="an evaluation receipt")
+        many = True
+    else:
+        data = _load_json(path)
+        items = enumerate(data if isinstance(data, list) else [data])
+        many = isinstance(data, list)
+    for where, record in items:
+        if not isinstance(record, dict) or record.get("kind") != EVALUATION_KIND:
+            raise InputError("is not an evaluation receipt", file=path,
+                             location=f"line {where}" if many else "$", expected='"kind": "toolscore.evaluation"')
+        run_id = f"{path.name}#{where}" if many else path.name
+        line = where if many else None
+        yield run_input_from_receipt(record, run_id, SourceRef(RECEIPT, path.name, sha256,
+                                                               format=EVALUATION_KIND, line=line))
+
+
+# --- trace files ----------------------------------------------------------------------------------------
+
+
+def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: str | None, gold: str | None,
+                pm: Any) -> RunInput:
+    """A trace file of any installed adapter format as a RunInput; scored when ``gold`` is given."""
+    from toolscore_core import evaluate
+    from toolscore_core.kernel.traces import load_trace_file
+
+    trace = load_trace_file(path, format=trace_format, pm=pm, allow_empty=True)
+    stats.format = trace.source_format
+    calls = []
+    for call in trace.calls:
+        meta = call.metadata or {}
+        calls.append({"id": call.id, "tool": call.tool, "provider_name": meta.get("provider_name"),
+                      "args": call.args, "result": call.result, "structured": call.structured_result,
+                      "is_error": call.is_error, "error": call.error, "duration": call.duration,
+                      "denied": call.denied, "deny_reason": call.denied_reason,
+                      "span_id": meta.get("span_id"), "trace_id": meta.get("trace_id")})
+    evaluation = None
+    outcome = "unknown"
+    if gold is not None:
+        record = evaluate(Path(gold), trace, plugin_manager=pm).to_dict()
+        reasons = outcome_reasons(record)
+        evaluation = evaluation_summary(record, reasons)
+        outcome = "fail" if reasons else "pass"
+    meta = trace.metadata or {}
+    return RunInput(run_id=path.name, source=SourceRef(TRACE, path.name, sha256, format=trace.source_format),
+                    outcome=outcome, final_answer=trace.final_answer, calls=calls, evaluation=evaluation,
+                    trace_id=meta.get("trace_id") if isinstance(meta.get("trace_id"), str) else None,
+                    task_id=Path(gold).stem if gold is not None else None)
+
+
+# --- all sources ----------------------------------------------------------------------------------------
+
+
+@attrs.define
+class Sources:
+    """The sources of one export, read in the order given; :attr:`stats` fills in as they are read."""
+
+    paths: list[Path]
+    trace_format: str | None = None
+    gold: str | None = None
+    pm: Any = None
+    on_torn: Callable[[Any], None] | None = None
+    stats: list[SourceStats] = attrs.field(factory=list)
+
+    def __iter__(self) -> Iterator[RunInput]:
+        from toolscore_core import InputError
+
+        resolved: dict[Path, Path] = {}
+        kinds = []
+        for path in self.paths:
+            key = path.resolve()
+            if key in resolved:
+                raise InputError(f"is given twice (also as {resolved[key]})", file=path,
+                                 hint="Name each source file once")
+            resolved[key] = path
+            kinds.append(detect_kind(path))
+        self.stats = [SourceStats(path=str(p), kind=k, sha256=file_sha256(p), size=p.stat().st_size,
+                                  format=RUN_ROW if k == RUN_ROW else EVALUATION_KIND if k == RECEIPT else None)
+                      for p, k in zip(self.paths, kinds, strict=True)]
+        row_paths = [p for p, k in zip(self.paths, kinds, strict=True) if k == RUN_ROW]
+
+        def torn(line: Any) -> None:
+            for stat in self.stats:
+                if Path(stat.path) == line.file:
+                    stat.torn_line = line.line
+            if self.on_torn is not None:
+                self.on_torn(line)
+
+        latest = latest_lines(row_paths, torn) if row_paths else LatestRows()
+        run_ids: set[str] = set()
+        for path, kind, stat in zip(self.paths, kinds, self.stats, strict=True):
+            if kind == RUN_ROW:
+                items: Iterator[RunInput] = run_inputs_from_rows(path, row_paths.index(path), stat.sha256, latest,
+                                                                 stat)
+            elif kind == RECEIPT:
+                items = receipt_inputs(path, stat.sha256, stat)
+            else:
+                items = iter([trace_input(path, stat.sha256, stat, trace_format=self.trace_format, gold=self.gold,
+                                          pm=self.pm)])
+            for item in items:
+                if kind == RUN_ROW:  # unique already: one record per cell
+                    stat.records += 1
+                    yield item
+                    continue
+                if item.run_id in run_ids:  # two trace files of the same name, in two folders
+                    item = attrs.evolve(item, run_id=f"{item.run_id}@{stat.sha256[:12]}")
+                if item.run_id in run_ids:
+                    raise InputError(f"holds run {item.run_id!r} a second time", file=path,
+                                     hint="Export each run once")
+                run_ids.add(item.run_id)
+                stat.records += 1
+                yield item
+
+
+__all__ = ["RECEIPT", "RUN_ROW", "TRACE", "LatestRows", "SourceStats", "Sources", "detect_kind", "evaluation_summary",
+           "latest_lines", "outcome_reasons", "run_input_from_receipt", "run_input_from_row"]

@@ -1,0 +1,134 @@
+"""``validate_record(record)``: is this a well-formed run record, unchanged since it was written?
+
+Two checks, in this order, each naming the exact field that broke: the JSON Schema
+(``schemas/run-record-v1.schema.json``, draft-07, compiled once with fastjsonschema), then
+the record's own ``hashes.record_sha256`` and the per-value hashes (arguments, results,
+prompt, final answer). A schema-valid record with a changed value fails on the hash, so
+tampering with any field is caught; which field is named when it carries a hash of its
+own, and otherwise the record hash is.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping
+from importlib import resources
+from typing import Any
+
+from toolscore_export.canonical import prepare, sha256_prepared
+from toolscore_export.record import RECORD_HASH_KEY, record_hash
+
+SCHEMA_FILE = "run-record-v1.schema.json"
+
+
+def record_schema() -> dict[str, Any]:
+    """The shipped JSON Schema of a run record, version 1: a new copy on every call, since
+    validators (fastjsonschema among them) rewrite the ``$ref`` values of what they compile."""
+    schema: dict[str, Any] = json.loads(_schema_text())
+    return schema
+
+
+@functools.cache
+def _schema_text() -> str:
+    return resources.files("toolscore_export").joinpath("schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+@functools.cache
+def _compiled() -> Callable[[Any], Any]:
+    import fastjsonschema
+
+    return fastjsonschema.compile(record_schema())
+
+
+def _path(parts: list[str], data: Any) -> str:
+    from toolscore_core import json_path
+
+    out: list[str | int] = []
+    node = data
+    for part in parts[1:]:  # fastjsonschema names the root "data"
+        if isinstance(node, list) and part.isdigit():
+            out.append(int(part))
+            node = node[int(part)] if int(part) < len(node) else None
+        else:
+            out.append(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return json_path(out)
+
+
+def schema_problem(record: Any) -> tuple[str, str] | None:
+    """``(JSON path, what is wrong)`` for the first schema violation, or None."""
+    import fastjsonschema
+
+    try:
+        _compiled()(record)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        path = _path(list(exc.path or []), record)
+        message = str(exc.message).split(" ", 1)[-1]
+        if exc.rule == "additionalProperties" and isinstance(exc.value, dict):
+            known = (exc.definition or {}).get("properties", {})
+            extra = next((k for k in exc.value if k not in known), None)
+            if extra is not None:
+                path, message = f"{path}.{extra}" if path != "$" else f"$.{extra}", "is not a field of the schema"
+        return path, message
+    return None
+
+
+def hash_problem(record: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(JSON path, what is wrong)`` for the first hash that does not match, or None.
+
+    Value hashes are checked first, so a changed argument or result names its call; the
+    record hash last, so any other change is still caught.
+    """
+    for i, call in enumerate(record["requested_calls"]):
+        problem = _value_hash(call["args"], call["args_sha256"], f"$.requested_calls[{i}]", "args")
+        if problem:
+            return problem
+    for i, call in enumerate(record["completed_calls"]):
+        expected = call["result_sha256"]
+        if expected is not None:
+            problem = _value_hash(call["result"], expected, f"$.completed_calls[{i}]", "result")
+            if problem:
+                return problem
+    hashes = record["hashes"]
+    for field in ("prompt", "final_answer"):
+        problem = _value_hash(record[field], hashes[field], "$", field, hash_path=f"$.hashes.{field}")
+        if problem:
+            return problem
+    if record_hash(record) != hashes[RECORD_HASH_KEY]:
+        return f"$.hashes.{RECORD_HASH_KEY}", "does not match the record (a field was changed after export)"
+    return None
+
+
+def _value_hash(value: Any, expected: str | None, base: str, field: str,
+                hash_path: str | None = None) -> tuple[str, str] | None:
+    where = f"{base}.{field}" if base != "$" else f"$.{field}"
+    if expected is None:
+        if value is not None:
+            return where, f"has a value but its hash ({hash_path or where + '_sha256'}) is null"
+        return None
+    if sha256_prepared(prepare(value)) != expected:
+        return where, "does not match its SHA-256 (changed after export)"
+    return None
+
+
+def validate_record(record: Any) -> None:
+    """Check ``record`` against the run-record schema and its own hashes.
+
+    Raises :class:`toolscore_core.InputError` whose ``location`` is the JSON path of the
+    field that broke it (``$.completed_calls[0].status``, ``$.hashes.record_sha256``).
+    Returns None for a valid, unchanged record.
+    """
+    from toolscore_core import InputError
+
+    problem = schema_problem(record)
+    if problem is not None:
+        raise InputError(problem[1], location=problem[0],
+                         expected="a toolscore.run-record version 1 (run-record-v1.schema.json)")
+    problem = hash_problem(record)
+    if problem is not None:
+        raise InputError(problem[1], location=problem[0],
+                         hint="Export the run again from its source; a record is never edited by hand")
+
+
+__all__ = ["SCHEMA_FILE", "hash_problem", "record_schema", "schema_problem", "validate_record"]
