@@ -307,7 +307,8 @@ def _warm_launcher(server: ServerSpec) -> Any:
     """A warm-start launcher when the server qualifies (see ``toolscore_mcp.warm_start``).
 
     Why: a fresh Python interpreter per run costs more CPU than a scripted run itself (about
-    30 ms against 8 ms on a 2-core machine, see bench/RESULTS.md); a forked one about 2 ms.
+    30 ms against 8 ms); with it, the sample server's whole run costs about 11 ms of CPU
+    instead of 45 (bench/RESULTS.md).
     Only worth its own start-up (one interpreter, once) when the study starts several
     servers, and only for ``python -m`` commands with no ``PYTHON*`` change in ``env``.
     """
