@@ -45,7 +45,9 @@ _VENDOR: tuple[tuple[str, str, str, str | None], ...] = (
     *(("github_token", prefix, r"[A-Za-z0-9]{36}", r"[A-Za-z0-9]*") for prefix in ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
     ("github_token", "github_pat_", r"[A-Za-z0-9_]{22}", r"[A-Za-z0-9_]*"),
     *(("aws_access_key_id", prefix, r"[A-Z0-9]{16}(?![A-Za-z0-9])", None) for prefix in ("AKIA", "ASIA")),
-    ("google_api_key", "AIza", r"[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", None),
+    # 39 characters in all, but the alphabet has "_" and "-": a key glued to more of them
+    # ("AIza…Q_suffix") is hidden with the whole run rather than left whole.
+    ("google_api_key", "AIza", r"[0-9A-Za-z_\-]{35}", r"[0-9A-Za-z_\-]*"),
     *(("slack_token", prefix, r"[A-Za-z0-9\-]{10}", r"[A-Za-z0-9\-]*") for prefix in ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-")),
     *(("stripe_key", prefix, r"[A-Za-z0-9]{16}", r"[A-Za-z0-9]*")
       for prefix in ("sk_live_", "rk_live_", "sk_test_", "rk_test_")),
