@@ -22,6 +22,13 @@ import pytest
 # set; every server these tests start inherits it, so nothing ever leaves the machine.
 os.environ.setdefault("GZIP_ALLOWED_DOMAINS", "127.0.0.1")
 
+# Every process these tests start inherits this tag (servers, and whatever the servers start),
+# so after each test module the leftover check below finds them by it, whatever their names.
+LEFTOVER_TAG = "TOOLSCORE_TEST_SESSION"
+os.environ[LEFTOVER_TAG] = f"{os.getpid()}-{time.time_ns()}"
+#: Set for the session-scoped servers, which are meant to outlive a module.
+LONG_LIVED_TAG = "TOOLSCORE_TEST_LONG_LIVED"
+
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = Path(__file__).resolve().parent / "servers"
 PY_MODERN = SERVERS / "py_modern_server.py"
@@ -91,7 +98,8 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 def _start_http_server(argv: list[str], env: dict[str, str], port: int, what: str, log: Path) -> subprocess.Popen[bytes]:
     """Start an HTTP server process (stderr to a log file, never a pipe that could fill)."""
     with log.open("wb") as stderr:
-        process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr)
+        process = subprocess.Popen(argv, env={**env, LONG_LIVED_TAG: "1"}, stdin=subprocess.DEVNULL, stdout=stderr,
+                                   stderr=stderr)
     _wait_for_port(process, port, what, log)
     return process
 
@@ -162,8 +170,29 @@ def misbehaving() -> Callable[[str], list[str]]:
 
 @pytest.fixture
 def is_gone() -> Callable[[int], bool]:
-    """A function: pid -> True when that process no longer exists (reaped)."""
-    return process_gone
+    """A function: pid -> True when that process has ended within 5 s: reaped, or a zombie.
+
+    A zombie has ended; only its parent can reap it, and a grandchild killed with its group
+    is re-parented to PID 1, which in a container may reap it late or never."""
+
+    def ended(pid: int) -> bool:
+        deadline = time.monotonic() + 5.0
+        while True:
+            if process_gone(pid) or _is_zombie(pid):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+    return ended
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat_file:
+            return stat_file.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 @pytest.fixture
@@ -188,3 +217,48 @@ def probe_http() -> Iterator[tuple[object, str]]:
 def unused_port() -> int:
     """A 127.0.0.1 port nothing listens on (connections to it are refused)."""
     return free_port()
+
+
+# --- no process left behind -------------------------------------------------------------------
+
+
+def tagged_processes() -> dict[int, str]:
+    """pid -> command line of every live process this test session started (not zombies,
+    not the session-scoped servers), found by the tag in their environment."""
+    tag = f"{LEFTOVER_TAG}={os.environ[LEFTOVER_TAG]}".encode()
+    found: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as env_file:
+                environ = env_file.read().split(b"\0")
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat_file:
+                state = stat_file.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{entry}/cmdline", "rb") as cmd_file:
+                command = cmd_file.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        except (OSError, IndexError):
+            continue  # gone meanwhile, or not ours to read
+        if tag in environ and f"{LONG_LIVED_TAG}=1".encode() not in environ and state != "Z":
+            found[int(entry)] = command
+    return found
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_process_left_behind() -> Iterator[None]:
+    """After each test module, every server (and anything a server started) has ended.
+
+    A leftover is a bug of the code under test (a close() that leaves a process group
+    running) or of a test; either way it would pile up over a CI run. A few seconds of grace
+    let processes that are being reaped finish."""
+    if not os.path.isdir("/proc"):
+        yield
+        return
+    before = set(tagged_processes())
+    yield
+    deadline = time.monotonic() + 5.0
+    left = {pid: cmd for pid, cmd in tagged_processes().items() if pid not in before}
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = {pid: cmd for pid, cmd in tagged_processes().items() if pid not in before}
+    assert not left, f"processes left running after this module: {left}"

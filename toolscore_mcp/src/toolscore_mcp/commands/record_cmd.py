@@ -103,7 +103,7 @@ def relay(argv: list[str], output: str, *, redact: bool = True, stdin_fd: int = 
     session_file, recorder = _open_session(output, argv, redact=redact, new_file=new_file)
     try:
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=_die_with_relay())
     except OSError as exc:
         _close_quietly(session_file)
         raise InputError(f"cannot start the server {argv[0]!r}: {exc.strerror or exc}") from None
@@ -222,6 +222,29 @@ class _Group:
         self.send(signal.SIGKILL)  # whatever the server left behind in its group
         code = self.process.returncode
         return code if code is not None else 1
+
+
+def _die_with_relay() -> Any:
+    """A pre-exec step that has Linux SIGKILL the server when the relay dies, or ``None``.
+
+    Why: a relay killed with SIGKILL (no handler runs) would leave its server, which sits in
+    a session of its own, running until it next writes; with the parent-death signal the
+    kernel ends it the moment the relay is gone. The libc function is looked up here, in the
+    parent, so the child only makes one system call between fork and exec."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+
+    def arm() -> None:
+        prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+
+    return arm
 
 
 def _client_to_server(stdin_fd: int, process: subprocess.Popen[bytes], recorder: SessionRecorder,
