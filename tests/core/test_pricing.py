@@ -97,7 +97,7 @@ def test_the_table_cannot_be_changed_by_accident() -> None:
 
 
 def test_an_unknown_model_has_no_price_never_zero() -> None:
-    assert price_for("claude-sonnet-5-5") is None  # not priced by any source we have
+    assert price_for("claude-sonnet-6") is None  # not priced by any source we have
     assert price_for("my-local-llama") is None
     assert price_for("") is None
     assert price_for(None) is None
@@ -261,3 +261,14 @@ def test_cached_input_is_priced_where_the_price_sheet_has_a_rule() -> None:
     half_cached = Usage(input_tokens=2_000_000, output_tokens=0, cached_tokens=1_000_000)
     assert cost_usd(half_cached, PRICE_TABLE["claude-sonnet-4-5"]) == pytest.approx(3.0 + 0.3)
     assert cost_usd(half_cached, PRICE_TABLE["gemini-2.5-pro"]) == pytest.approx(2.5)
+
+
+def test_the_models_the_harness_docs_name_are_priced() -> None:
+    """The seed's study compares Haiku 5.5 with Sonnet 5.5 and names GPT-6 Luna; each has a
+    dated price with its source, and cached input at the provider's own rule."""
+    haiku, sonnet, luna = (price_for(name) for name in ("claude-haiku-5-5", "claude-sonnet-5-5", "gpt-6-luna"))
+    assert haiku is not None and (haiku.input_per_million, haiku.output_per_million) == (0.10, 0.50)
+    assert sonnet is not None and (sonnet.input_per_million, sonnet.output_per_million) == (2.00, 10.00)
+    assert sonnet.cached_input_per_million == 0.20 and "2026-12" in (sonnet.source or "")
+    assert luna is not None and (luna.input_per_million, luna.output_per_million, luna.cached_input_per_million) == (
+        0.10, 0.50, 0.01)

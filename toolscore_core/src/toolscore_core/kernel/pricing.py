@@ -75,10 +75,21 @@ class Price:
 #: When the built-in entries were taken, and from where.
 TABLE_SOURCE_LIST_PRICES = "toolscore price table, list prices as of 2026-02"
 TABLE_SOURCE_HARNESS_DOCS = "toolscore price table, as the agent harness docs list it"
+TABLE_SOURCE_CURRENT = "toolscore price table, list prices as of 2026-12"
 
 _TABLE_ROWS: tuple[tuple[str, float, float, str], ...] = (
     # Models the agent harness documentation prices in its examples.
     ("claude-haiku-5-5", 0.10, 0.50, TABLE_SOURCE_HARNESS_DOCS),
+    # The current models, from the providers' own model pages (Anthropic: Claude Sonnet 5.5
+    # and Sonnet 5 at $2/$10, Opus 5.5 at $4/$20, Fable 5.1 at $10/$50; OpenAI, 2026-09-22:
+    # GPT-6 Luna $0.10/$0.50, GPT-6 Sol $2/$10, GPT-6 Astra $10/$50).
+    ("claude-sonnet-5-5", 2.00, 10.00, TABLE_SOURCE_CURRENT),
+    ("claude-sonnet-5", 2.00, 10.00, TABLE_SOURCE_CURRENT),
+    ("claude-opus-5-5", 4.00, 20.00, TABLE_SOURCE_CURRENT),
+    ("claude-fable-5-1", 10.00, 50.00, TABLE_SOURCE_CURRENT),
+    ("gpt-6-luna", 0.10, 0.50, TABLE_SOURCE_CURRENT),
+    ("gpt-6-sol", 2.00, 10.00, TABLE_SOURCE_CURRENT),
+    ("gpt-6-astra", 10.00, 50.00, TABLE_SOURCE_CURRENT),
     # OpenAI
     ("gpt-5", 1.25, 10.00, TABLE_SOURCE_LIST_PRICES),
     ("gpt-5-mini", 0.25, 2.00, TABLE_SOURCE_LIST_PRICES),
@@ -109,6 +120,9 @@ _TABLE_ROWS: tuple[tuple[str, float, float, str], ...] = (
 #: cached input at the full input price, which can only overstate a cost, never hide one.
 _CACHED_INPUT: Mapping[str, float] = {
     **{name: round(price * 0.1, 6) for name, price, _out, _src in _TABLE_ROWS if name.startswith("claude-")},
+    "gpt-6-luna": 0.01,
+    "gpt-6-sol": 0.20,
+    "gpt-6-astra": 1.00,
     "gpt-5": 0.125,
     "gpt-5-mini": 0.025,
     "gpt-5-nano": 0.005,
