@@ -189,6 +189,14 @@ def _write_trace(tmp_path: Path) -> tuple[Path, Path]:
     return gold, trace
 
 
+def _strings(data: object) -> set[str]:
+    """Every string value in a JSON document."""
+    if isinstance(data, str):
+        return {data}
+    items = data.values() if isinstance(data, dict) else data if isinstance(data, list) else ()
+    return set().union(*(_strings(item) for item in items)) if items else set()
+
+
 def _run(*args: str) -> tuple[int, str, str]:
     proc = subprocess.run([sys.executable, "-m", "toolscore_core.cli", *args], capture_output=True,
                           timeout=120, check=False, env={**os.environ, "NO_COLOR": "1"})
@@ -197,7 +205,8 @@ def _run(*args: str) -> tuple[int, str, str]:
     return proc.returncode, out, err
 
 
-@pytest.mark.parametrize("command", [("eval",), ("eval", "--report", "md"), ("validate",), ("validate", "--json")])
+@pytest.mark.parametrize("command", [("eval",), ("eval", "--report", "md"), ("eval", "--report", "json"),
+                                     ("validate",), ("validate", "--json")])
 def test_eval_and_validate_print_a_hostile_trace_made_visible(tmp_path: Path, command: tuple[str, ...]) -> None:
     gold, trace = _write_trace(tmp_path)
     files = (str(gold), str(trace)) if command[0] == "eval" else (str(trace),)
@@ -207,6 +216,8 @@ def test_eval_and_validate_print_a_hostile_trace_made_visible(tmp_path: Path, co
     if command == ("validate", "--json"):
         data = json.loads(out)  # the same data, with JSON escapes
         assert data["calls"][0]["tool"] == TOOL and data["final_answer"].startswith("Done. \x1b")
+    elif command == ("eval", "--report", "json"):
+        assert "\\u202e" in out and TOOL in _strings(json.loads(out))  # escaped on screen, intact as data
     else:
         assert "\\x1b[2J" in out and "\\u202e" in out
     if command[0] == "validate" and len(command) == 1:

@@ -128,3 +128,16 @@ def test_styled_lint_console_prints_markup_in_names_literally() -> None:
     # the only escape sequences are our own colours (SGR), none from the server
     assert re.sub(r"\x1b\[[0-9;]*m", "", text).count("\x1b") == 0
     assert "\\x1b]52;c;QQ==\\x07" in text and "\\x1b[2J" in text
+
+
+@pytest.mark.parametrize("command", [("mcp", "lint", "--report", "json"), ("mcp", "lint", "--report", "sarif"),
+                                     ("mcp", "test", "--report", "json")], ids=["lint-json", "lint-sarif", "test-json"])
+def test_json_reports_on_stdout_cannot_drive_a_terminal(command: tuple[str, ...]) -> None:
+    """With no -o these print to the terminal: C1, DEL and bidi characters are JSON escapes."""
+    import json
+
+    code, out, err = run(*command[:2], ESCAPE, *command[2:])
+    assert code in (0, 1), err
+    assert raw_controls(out) == set() and raw_controls(err) == set()
+    assert "\\u009b" in out or "\\u202e" in out  # the hostile text is there, escaped
+    json.loads(out)  # and the document is still JSON

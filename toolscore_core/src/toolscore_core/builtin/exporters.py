@@ -68,7 +68,11 @@ class EvaluationJsonExporter(Exporter):
     def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
         import json
 
-        json.dump(subject.to_dict(), stream, indent=2, ensure_ascii=False)
+        from toolscore_core.reports.text import json_visible
+
+        # json_visible: the same data, but C1, DEL and bidi characters as \u escapes, so the
+        # report printed to a terminal (the default with no -o) cannot drive it.
+        stream.write(json_visible(json.dumps(subject.to_dict(), indent=2, ensure_ascii=False)))
         stream.write("\n")
 
 

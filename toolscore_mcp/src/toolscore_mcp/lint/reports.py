@@ -154,7 +154,9 @@ class LintJSON(Exporter):
     extension: ClassVar[str] = ".json"
 
     def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
-        json.dump(subject.to_dict(), stream, indent=2, ensure_ascii=False)
+        from toolscore_core.reports.text import json_visible
+
+        stream.write(json_visible(json.dumps(subject.to_dict(), indent=2, ensure_ascii=False)))
         stream.write("\n")
 
 
@@ -179,7 +181,10 @@ class LintSARIF(Exporter):
     extension: ClassVar[str] = ".sarif"
 
     def export(self, subject: Any, stream: IO[str], **options: Any) -> None:
-        json.dump(sarif_document(subject, artifact=options.get("artifact")), stream, indent=2, ensure_ascii=False)
+        from toolscore_core.reports.text import json_visible
+
+        document = sarif_document(subject, artifact=options.get("artifact"))
+        stream.write(json_visible(json.dumps(document, indent=2, ensure_ascii=False)))
         stream.write("\n")
 
 

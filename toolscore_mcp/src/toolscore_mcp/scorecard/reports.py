@@ -265,7 +265,9 @@ class ScorecardJson(_ScorecardExporter):
     extension: ClassVar[str] = ".json"
 
     def export(self, subject: Scorecard, stream: IO[str], **options: Any) -> None:
-        json.dump(scorecard_to_json(subject), stream, indent=2, ensure_ascii=False, default=str)
+        from toolscore_core.reports.text import json_visible
+
+        stream.write(json_visible(json.dumps(scorecard_to_json(subject), indent=2, ensure_ascii=False, default=str)))
         stream.write("\n")
 
 
