@@ -15,8 +15,10 @@ the error path (``toolscore: error: ...``) is exercised too.
 
 from __future__ import annotations
 
-import json
 import sys
+from typing import Any
+
+from _jsonrpc_loop import RpcError, initialize_result, no_method, serve
 
 CLEAR = "\x1b[2J"
 CLIPBOARD = "\x1b]52;c;SE9TVElMRQ==\x07"
@@ -41,40 +43,24 @@ TOOLS = [
 
 def main() -> None:
     fail_list = "--fail-list" in sys.argv
-    out = sys.stdout
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or "id" not in message:
-            continue  # notifications need no answer
-        method = message.get("method")
-        error = None
-        result: dict[str, object] = {}
+
+    def handle(method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
-            result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2025-06-18"),
-                      "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "escape" + HOSTILE + FORGED, "version": "1.0" + TITLE + RLO},
-                      "instructions": "Use the tools. " + HOSTILE}
-        elif method == "tools/list" and fail_list:
-            error = {"code": -32603, "message": "cannot list " + HOSTILE}
-        elif method == "tools/list":
-            result = {"tools": TOOLS}
-        elif method == "ping":
-            result = {}
-        elif method == "tools/call":
-            name = message.get("params", {}).get("name")
-            if name == TOOL:
-                result = {"content": [{"type": "text", "text": "note: " + HOSTILE}], "isError": False}
-            else:
-                result = {"content": [{"type": "text", "text": "failed: " + HOSTILE}], "isError": True}
-        else:
-            error = {"code": -32601, "message": f"no method {method}"}
-        reply = {"jsonrpc": "2.0", "id": message["id"]}
-        reply.update({"error": error} if error is not None else {"result": result})
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+            return initialize_result(params, "escape" + HOSTILE + FORGED, "1.0" + TITLE + RLO,
+                                     "Use the tools. " + HOSTILE)
+        if method == "tools/list" and fail_list:
+            raise RpcError(-32603, "cannot list " + HOSTILE)
+        if method == "tools/list":
+            return {"tools": TOOLS}
+        if method == "ping":
+            return {}
+        if method == "tools/call":
+            if params.get("name") == TOOL:
+                return {"content": [{"type": "text", "text": "note: " + HOSTILE}], "isError": False}
+            return {"content": [{"type": "text", "text": "failed: " + HOSTILE}], "isError": True}
+        raise no_method(method)
+
+    serve(handle)
 
 
 if __name__ == "__main__":

@@ -22,8 +22,10 @@ Clean tools (served in both modes), whose text ordinary writing needs:
 
 from __future__ import annotations
 
-import json
 import sys
+from typing import Any
+
+from _jsonrpc_loop import initialize_result, no_method, serve
 
 ESC = "\x1b"
 # Credentials are assembled at run time so that no scanner mistakes this file for a leak.
@@ -73,31 +75,17 @@ CLEAN_INSTRUCTIONS = "Use `translate_fa` for Persian and `flag_lookup` for flags
 def main() -> None:
     clean = "--clean" in sys.argv
     tools = CLEAN_TOOLS if clean else HOSTILE_TOOLS + CLEAN_TOOLS
-    out = sys.stdout
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or "id" not in message:
-            continue  # notifications need no answer
-        method = message.get("method")
+
+    def handle(method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
-            result: dict[str, object] = {
-                "protocolVersion": message.get("params", {}).get("protocolVersion", "2025-06-18"),
-                "capabilities": {"tools": {}}, "serverInfo": {"name": "hostile-notes", "version": "0.1.0"},
-                "instructions": CLEAN_INSTRUCTIONS if clean else INSTRUCTIONS}
-        elif method == "tools/list":
-            result = {"tools": tools}
-        elif method == "ping":
-            result = {}
-        else:
-            reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": f"no method {method}"}}
-            out.write(json.dumps(reply) + "\n")
-            out.flush()
-            continue
-        out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\n")
-        out.flush()
+            return initialize_result(params, "hostile-notes", "0.1.0", CLEAN_INSTRUCTIONS if clean else INSTRUCTIONS)
+        if method == "tools/list":
+            return {"tools": tools}
+        if method == "ping":
+            return {}
+        raise no_method(method)
+
+    serve(handle)
 
 
 if __name__ == "__main__":

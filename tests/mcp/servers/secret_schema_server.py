@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import sys
+from typing import Any
+
+from _jsonrpc_loop import RpcError, serve
 
 # Fake credentials in real formats, built by concatenation (no key-shaped literal here).
 GITHUB = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B"
@@ -35,11 +37,6 @@ TOOLS = [{
 }]
 
 
-def _answer(message_id: object, result: object) -> None:
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message_id, "result": result}) + "\n")
-    sys.stdout.flush()
-
-
 def _call(params: dict[str, object]) -> dict[str, object]:
     arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
     log = os.environ.get("SECRET_SCHEMA_LOG")
@@ -53,28 +50,19 @@ def _call(params: dict[str, object]) -> dict[str, object]:
 
 
 def main() -> None:
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or "id" not in message:
-            continue
-        method = message.get("method")
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    def handle(method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
-            _answer(message["id"], {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                                    "serverInfo": {"name": "secret-schema", "version": "1.0.0"}})
-        elif method == "tools/list":
-            _answer(message["id"], {"tools": TOOLS})
-        elif method == "tools/call":
-            _answer(message["id"], _call(params))
-        elif method == "ping":
-            _answer(message["id"], {})
-        else:
-            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"],
-                                         "error": {"code": -32601, "message": "method not found"}}) + "\n")
-            sys.stdout.flush()
+            return {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "secret-schema", "version": "1.0.0"}}
+        if method == "tools/list":
+            return {"tools": TOOLS}
+        if method == "tools/call":
+            return _call(params)
+        if method == "ping":
+            return {}
+        raise RpcError(-32601, "method not found")
+
+    serve(handle)
 
 
 if __name__ == "__main__":
