@@ -1,12 +1,14 @@
-"""`toolscore export --format aef` from harness run rows: records per second and peak memory.
+"""`toolscore export` from harness run rows (or OTLP trace files): records per second and peak memory.
 
-Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3]
+Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3] [--format aef|otel] [--traces N]
 Writes a runs file of --rows distinct cells (one realistic row, written by the kernel's
 RunWriter, with its cell id varied; --calls tool calls each, one of them denied), then
 exports it with export_runs() exactly as the command does: both passes over the file,
 row validation, redaction check, records, every hash, the output and its manifest. Reports
 CPU-time records/s (wall time too: the machine is shared) and the process's peak RSS
-growth (VmHWM reset before the export, read after).
+growth (VmHWM reset before the export, read after). ``--format otel`` writes the verdicts
+as OTLP/JSON evaluation events instead; ``--traces N`` exports N copies of an OTLP/JSON
+trace file of the adapter fixtures (one record each) instead of a runs file.
 """
 
 from __future__ import annotations
@@ -60,24 +62,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--calls", type=int, default=3)
+    parser.add_argument("--format", default="aef", choices=["aef", "otel"])
+    parser.add_argument("--traces", type=int, default=0, help="export this many OTLP trace files instead of rows")
     opts = parser.parse_args()
 
     from toolscore_export import export_runs
 
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
-        source, out = Path(tmp) / "runs.jsonl", Path(tmp) / "records.jsonl"
-        runs_file(source, opts.rows, opts.calls)
-        size = source.stat().st_size
-        warm = Path(tmp) / "warm.jsonl"
-        runs_file(warm, 200, opts.calls)
-        export_runs([warm], Path(tmp) / "warm.out.jsonl")  # imports, compiled schemas
+        out = Path(tmp) / "records.jsonl"
+        if opts.traces:
+            trace = (Path(__file__).resolve().parents[1] / "tests" / "adapters" / "fixtures" / "otel"
+                     / "mcp_spans.json").read_bytes()
+            sources = []
+            for i in range(opts.traces + 1):
+                sources.append(Path(tmp) / f"trace-{i}.json")
+                sources[-1].write_bytes(trace)
+            warm_sources, sources = sources[:1], sources[1:]
+            size, what = len(trace) * opts.traces, f"{opts.traces:,} OTLP trace files"
+        else:
+            source = Path(tmp) / "runs.jsonl"
+            runs_file(source, opts.rows, opts.calls)
+            warm = Path(tmp) / "warm.jsonl"
+            runs_file(warm, 200, opts.calls)
+            sources, warm_sources = [source], [warm]
+            size, what = source.stat().st_size, f"rows ({opts.calls} calls each)"
+        export_runs(warm_sources, Path(tmp) / "warm.out.jsonl", fmt=opts.format)  # imports, compiled schemas
         reset_peak()
         before = peak_rss_kib()
         cpu, wall = time.process_time(), time.perf_counter()
-        result = export_runs([source], out)
+        result = export_runs(sources, out, fmt=opts.format)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         growth = peak_rss_kib() - before
-        print(f"{result.records:,} records from {size / 2**20:.1f} MiB of rows ({opts.calls} calls each) "
+        print(f"{result.records:,} records ({opts.format}) from {size / 2**20:.1f} MiB of {what} "
               f"-> {out.stat().st_size / 2**20:.1f} MiB")
         print(f"  {result.records / cpu:,.0f} records/s CPU ({cpu:.1f} s), {result.records / wall:,.0f} records/s "
               f"wall ({wall:.1f} s), load {os.getloadavg()[0]:.1f}")

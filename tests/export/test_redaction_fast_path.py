@@ -43,3 +43,15 @@ def test_a_key_after_an_escape_or_spelled_with_escapes_is_redacted(tmp_path, mak
     out = (tmp_path / "records.jsonl").read_text()
     assert ghp not in out and ghp[1:] not in out
     assert len(out.splitlines()) == 2
+
+
+def test_every_anchor_sits_under_a_key_it_contains():
+    from toolscore_export.redaction import KEYED_ANCHORS, has_anchor
+
+    keyed = [anchor for _, anchors in KEYED_ANCHORS for anchor in anchors]
+    assert sorted(keyed) == sorted(ANCHORS)  # none missing, none twice
+    for key, anchors in KEYED_ANCHORS:
+        assert all(key in anchor for anchor in anchors), key
+    for anchor in ANCHORS:  # and the keyed search finds each one, alone and inside text
+        assert has_anchor(anchor) and has_anchor(f"Some text {anchor}more text"), anchor
+    assert not has_anchor('{"task_id":"t","final_answer":"Saved the notes; the delete was refused."}')

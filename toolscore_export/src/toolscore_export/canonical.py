@@ -35,6 +35,34 @@ _INTEGRAL_LIMIT = 1e16
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")).encode
 _encode_unsorted = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
+try:  # the fast path (the ``toolscore-export[fast]`` extra); the bytes are the same without it
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - exercised by a test in a process that blocks it
+    _orjson = None  # type: ignore[assignment]
+
+
+class StdlibFloat(float):
+    """A float whose canonical form orjson writes differently: decimal exponents -5 to -9
+    (orjson writes ``0.00001`` and ``1e-7`` where the rule writes ``1e-05`` and ``1e-07``).
+
+    :func:`normal_number` returns these as this subclass, which orjson refuses to write, so a
+    value holding one is written by the stdlib encoder (a float to it, and exact). Every
+    other float, and every other JSON value, orjson writes byte for byte as the rule does;
+    a test compares the two encoders over every float exponent and the awkward cases.
+    """
+
+    __slots__ = ()
+
+
+_ORJSON_SHY_LOW, _ORJSON_SHY_HIGH = 1e-11, 1e-4
+# What an orjson release could write differently (floats at the edges of each notation,
+# escapes, key order beyond ASCII): checked once, at import, against the stdlib encoder;
+# any difference turns the fast path off for the process, so the bytes never depend on it.
+_PROBE: Any = {"f": [0.0001, 0.5, 0.1, 1 / 3, 123.456, 0.30000000000000004, 5e-324, 1e-10, 1.5e-11,
+                     9999999999999998.0, 1e16, 1.5e300, 1.7976931348623157e308, -2.5, 2**63, -(2**63)],
+               "s": "".join(chr(c) for c in range(0x80)) + "\u2028\u00e9\U0001f600\ufeff",
+               "\u00e9": 1, "e": 2, "Z": 3, "\U0001f600": 4, "\uff5e": 5, "": [{}, [], None, True, False]}
+
 
 def normal_number(value: float) -> int | float | None:
     """``value`` as canonical JSON writes it: an int when integral and below 1e16, None when not finite."""
@@ -42,6 +70,8 @@ def normal_number(value: float) -> int | float | None:
         return None
     if value.is_integer() and abs(value) < _INTEGRAL_LIMIT:
         return int(value)
+    if _ORJSON_SHY_LOW < abs(value) < _ORJSON_SHY_HIGH:
+        return StdlibFloat(value)
     return value
 
 
@@ -73,12 +103,18 @@ def _parse_constant(text: str) -> None:
     return None  # NaN, Infinity, -Infinity: not JSON, so unknown
 
 
+_decode_prepared = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant).decode
+
+
 def loads_prepared(text: str | bytes) -> Any:
     """Parse JSON straight into its prepared shape (floats normalised, NaN and infinities null).
 
     The same result as ``prepare(json.loads(text))`` without a second walk over the value:
-    the parser's own hooks do the work, which is what keeps a large export fast.
+    the parser's own hooks do the work, which is what keeps a large export fast. Text goes
+    to one decoder built once (``json.loads`` with hooks builds a new one per call).
     """
+    if isinstance(text, str):
+        return _decode_prepared(text)
     return json.loads(text, parse_float=_parse_float, parse_constant=_parse_constant)
 
 
@@ -108,6 +144,44 @@ def line_text(value: Any) -> str:
     return _encode_unsorted(value)
 
 
+def _orjson_agrees() -> bool:
+    if _orjson is None:
+        return False
+    try:
+        return all(_orjson.dumps(_PROBE, option=option) == encode(_PROBE).encode("utf-8")
+                   for option, encode in ((_orjson.OPT_SORT_KEYS, _encode), (0, _encode_unsorted)))
+    except (TypeError, ValueError):
+        return False
+
+
+_FAST = _orjson_agrees()
+
+
+def prepared_bytes(value: Any, *, sort_keys: bool = True) -> bytes:
+    """:func:`canonical_bytes` (or, unsorted, :func:`line_bytes`) of a *prepared* value, fast.
+
+    Only for values from :func:`prepare` or :func:`loads_prepared` (no NaN, no integral
+    floats, the floats orjson would write differently marked :class:`StdlibFloat`), which
+    is every value an export builds: orjson writes NaN as ``null`` where the strict encoder
+    refuses it. What orjson refuses (a :class:`StdlibFloat`, a lone surrogate, an integer
+    beyond 64 bits, nesting past 254) the stdlib encoder writes.
+    """
+    if _FAST:
+        try:
+            out: bytes = _orjson.dumps(value, option=_orjson.OPT_SORT_KEYS if sort_keys else 0)
+        except TypeError:  # orjson.JSONEncodeError is a TypeError
+            pass
+        else:
+            return out
+    encode = _encode if sort_keys else _encode_unsorted
+    return encode(value).encode("utf-8", "backslashreplace")
+
+
+def sha256_fast(value: Any) -> str:
+    """SHA-256 of the canonical JSON of a prepared value, by :func:`prepared_bytes`."""
+    return hashlib.sha256(prepared_bytes(value)).hexdigest()
+
+
 def sha256_hex(value: Any) -> str:
     """SHA-256 (lowercase hex) of the canonical JSON of ``value`` (prepared first)."""
     return hashlib.sha256(canonical_bytes(prepare(value))).hexdigest()
@@ -130,5 +204,18 @@ def file_sha256(path: Any, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["CANONICAL_FORM", "canonical_bytes", "file_sha256", "line_bytes", "line_text", "loads_prepared", "normal_number", "prepare",
-           "sha256_hex", "sha256_prepared"]
+__all__ = [
+    "CANONICAL_FORM",
+    "StdlibFloat",
+    "canonical_bytes",
+    "file_sha256",
+    "line_bytes",
+    "line_text",
+    "loads_prepared",
+    "normal_number",
+    "prepare",
+    "prepared_bytes",
+    "sha256_fast",
+    "sha256_hex",
+    "sha256_prepared",
+]

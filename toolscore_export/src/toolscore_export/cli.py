@@ -39,6 +39,7 @@ def export() -> None:
       toolscore export --format aef runs.jsonl -o records.jsonl
       toolscore export --format aef trace.json --gold gold.json -o records.jsonl
       toolscore export --format aef session.jsonl receipt.json -o records.jsonl
+      toolscore export --format otel runs.jsonl -o events.jsonl --endpoint http://127.0.0.1:4318
       toolscore export validate records.jsonl
 
     Sources are runs files of `toolscore agent run`, trace files of any installed adapter
@@ -55,10 +56,19 @@ def export() -> None:
 @click.option("-o", "--output", required=True, metavar="FILE", help="The records file (its manifest goes beside it).")
 @click.option("--gold", metavar="FILE", help="Score trace sources against this gold file (runs and receipts are scored already).")
 @click.option("--trace-format", metavar="NAME", help="Read trace sources as this adapter format instead of detecting it.")
+@click.option("--endpoint", metavar="URL",
+              help="--format otel: also send the events to this OTLP/HTTP collector (e.g. http://127.0.0.1:4318).")
+@click.option("--otlp-protocol", type=click.Choice(["http/protobuf", "http/json"]),
+              help="--endpoint: the body encoding [default: http/protobuf when opentelemetry-proto is installed].")
+@click.option("--header", "headers", multiple=True, metavar="NAME=VALUE",
+              help="--endpoint: an HTTP header to send (an API key, say); repeatable.")
+@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=10.0, show_default=True,
+              help="--endpoint: seconds to wait for each request.")
 @click.pass_context
 @run_command
 def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, gold: str | None,
-         trace_format: str | None) -> None:
+         trace_format: str | None, endpoint: str | None, otlp_protocol: str | None, headers: tuple[str, ...],
+         timeout: float) -> None:
     """Write one run record per run of SOURCE... to FILE, with FILE.manifest.json beside it.
 
     \b
@@ -73,9 +83,40 @@ def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, go
     def torn(line: Any) -> None:
         click.echo(f"toolscore: warning: {line.describe()}", err=True)
 
+    options = _send_options(fmt, endpoint, otlp_protocol, headers, timeout)
     result = export_runs(sources, output, fmt=fmt, gold=gold, trace_format=trace_format,
-                         pm=app.pm, on_torn=torn)
+                         pm=app.pm, on_torn=torn, **options)
     click.echo(f"{result.records} record(s) written to {result.output}; manifest {result.manifest_file}")
+    if endpoint is not None:
+        from toolscore_export.otlp_http import logs_url
+
+        click.echo(f"their evaluation events were sent to {logs_url(endpoint)}")
+
+
+def _send_options(fmt: str, endpoint: str | None, protocol: str | None, headers: tuple[str, ...],
+                  timeout: float) -> dict[str, Any]:
+    """The exporter options of --endpoint and its companions, checked before anything is read."""
+    from toolscore_core import InputError
+
+    if endpoint is None:
+        if protocol is not None or headers:
+            raise InputError("--otlp-protocol and --header only apply with --endpoint URL")
+        return {}
+    if fmt != "otel":
+        raise InputError(f"--endpoint sends OpenTelemetry events; --format {fmt} writes a file only",
+                         hint="Use --format otel --endpoint URL")
+    from toolscore_export.otlp_http import choose_protocol, logs_url
+
+    parsed: dict[str, str] = {}
+    for header in headers:
+        name, sep, value = header.partition("=")
+        if not sep:
+            name, sep, value = header.partition(":")
+        if not sep or not name.strip():  # the text is not echoed: it may be a credential
+            raise InputError("a --header is not NAME=VALUE", hint="e.g. --header Authorization='Bearer ...'")
+        parsed[name.strip()] = value.strip()
+    logs_url(endpoint)
+    return {"endpoint": endpoint, "otlp_protocol": choose_protocol(protocol), "headers": parsed, "timeout": timeout}
 
 
 @export.command("validate", context_settings=CONTEXT)

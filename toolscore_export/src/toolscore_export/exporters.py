@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import IO, Any, ClassVar
 
 from toolscore_core import Exporter
-from toolscore_export.canonical import line_text
+from toolscore_export.canonical import prepared_bytes
 
 SUBJECT = "run-record"
 
@@ -29,8 +29,46 @@ class RunRecordLines(Exporter):
     def export(self, subject: Iterable[dict[str, Any]], stream: IO[str], **options: Any) -> None:
         write = stream.write
         for record in subject:
-            write(line_text(record))
+            write(prepared_bytes(record, sort_keys=False).decode("utf-8"))
             write("\n")
 
 
-__all__ = ["SUBJECT", "RunRecordLines"]
+class RunRecordOtel(Exporter):
+    """``--format otel``: each verdict as a ``gen_ai.evaluation.result`` event (OTLP/JSON Lines).
+
+    Each line is one OTLP ``ExportLogsServiceRequest`` of up to ``BATCH`` events (the line
+    format the OpenTelemetry Collector's file exporter writes and its file receiver reads).
+    With ``endpoint`` each line is also POSTed to that collector as it is written (OTLP/HTTP;
+    ``otlp_protocol``, ``timeout``, ``headers``), so the file is a copy of what was sent.
+    """
+
+    name: ClassVar[str] = f"{SUBJECT}-otel"
+    subject: ClassVar[str] = SUBJECT
+    format: ClassVar[str] = "otel"
+    description: ClassVar[str] = "each verdict as an OpenTelemetry gen_ai.evaluation.result event (OTLP/JSON)"
+    extension: ClassVar[str] = ".jsonl"
+    BATCH: ClassVar[int] = 100
+
+    def export(self, subject: Iterable[dict[str, Any]], stream: IO[str], **options: Any) -> None:
+        import json
+        import time
+
+        from toolscore_export import __version__
+        from toolscore_export.otel import event_batches, export_request
+
+        sender = None
+        if options.get("endpoint"):
+            from toolscore_export.otlp_http import OtlpSender
+
+            sender = OtlpSender(options["endpoint"], protocol=options.get("otlp_protocol"),
+                                timeout=float(options.get("timeout") or 10.0), headers=options.get("headers"))
+        observed = str(time.time_ns())
+        for batch in event_batches(subject, self.BATCH, observed):
+            request = export_request(batch, __version__)
+            stream.write(json.dumps(request, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+            stream.write("\n")
+            if sender is not None:
+                sender.send(request, len(batch))
+
+
+__all__ = ["SUBJECT", "RunRecordLines", "RunRecordOtel"]

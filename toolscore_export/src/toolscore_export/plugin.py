@@ -20,6 +20,6 @@ def toolscore_register_commands() -> list[Any]:
 @hookimpl
 def toolscore_register_exporters() -> list[Any]:
     """The run-record formats, registered like a third party's would be."""
-    from toolscore_export.exporters import RunRecordLines
+    from toolscore_export.exporters import RunRecordLines, RunRecordOtel
 
-    return [RunRecordLines]
+    return [RunRecordLines, RunRecordOtel]

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_export.canonical import CANONICAL_FORM, prepare, sha256_prepared
+from toolscore_export.canonical import CANONICAL_FORM, prepare, sha256_fast, sha256_prepared
 
 RECORD_SCHEMA = "toolscore.run-record"
 RECORD_VERSION = "1"
@@ -121,7 +121,7 @@ def correlate_ids(calls: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, st
 
 
 def _hash_or_none(value: Any, known: bool = True) -> str | None:
-    return sha256_prepared(value) if known else None
+    return sha256_fast(value) if known else None
 
 
 def _same(value: Any, text: Any = None) -> Any:
@@ -134,7 +134,8 @@ def build_record(run: RunInput) -> dict[str, Any]:
         text, prepare_ = None, _same
     else:
         text, prepare_ = _redactor(), prepare
-    calls = [prepare_(dict(c), text) for c in run.calls]
+    # prepared calls are only read here, never changed, so they need no copy
+    calls = list(run.calls) if run.prepared else [prepare_(dict(c), text) for c in run.calls]
     ids = correlate_ids(calls)
     requested: list[dict[str, Any]] = []
     completed: list[dict[str, Any]] = []
@@ -149,7 +150,7 @@ def build_record(run: RunInput) -> dict[str, Any]:
         requested.append({
             "call_id": call_id, "call_id_source": id_source, "source_call_id": source_id, "index": index,
             "tool": call.get("tool"), "provider_name": call.get("provider_name"), "args": args,
-            "args_sha256": _hash_or_none(args, args is not None),
+            "args_sha256": sha256_fast(args) if args is not None else None,
             "denied": bool(call.get("denied", False)), "deny_reason": call.get("deny_reason"),
             "span_id": call.get("span_id"),
         })
@@ -158,7 +159,7 @@ def build_record(run: RunInput) -> dict[str, Any]:
         completed.append({
             "call_id": call_id, "status": status, "result": result, "structured": structured,
             "error": call.get("error"),
-            "result_sha256": _hash_or_none(result, captured),
+            "result_sha256": sha256_fast(result) if captured else None,
             "duration_s": duration, "cost_usd": cost,
         })
         if trace_id is None and isinstance(call.get("trace_id"), str):
@@ -243,12 +244,15 @@ def build_record(run: RunInput) -> dict[str, Any]:
             "final_answer": _hash_or_none(final_answer, final_answer is not None),
         },
     }
-    record["hashes"][RECORD_HASH_KEY] = record_hash(record)
+    record["hashes"][RECORD_HASH_KEY] = sha256_fast(record)  # the key is not there yet
     return record
 
 
 def record_hash(record: Mapping[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of ``record`` with ``hashes.record_sha256`` absent."""
+    """SHA-256 of the canonical JSON of ``record`` with ``hashes.record_sha256`` absent.
+
+    The strict encoder: a record read back from a file may hold what no export writes
+    (NaN, ``1.0``), and that must change the hash or fail, never pass."""
     hashes = record.get("hashes")
     if isinstance(hashes, Mapping) and RECORD_HASH_KEY in hashes:
         record = {**record, "hashes": {k: v for k, v in hashes.items() if k != RECORD_HASH_KEY}}

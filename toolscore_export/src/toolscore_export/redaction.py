@@ -25,10 +25,32 @@ CASELESS_ANCHORS: tuple[str, ...] = ("bearer ",)
 ESCAPES: tuple[str, ...] = ("\\u", "\\/")
 
 
+# Each anchor under a "key", a substring of it that is rare in JSON rows: a search for a
+# single character is a memchr (about ten times cheaper than a search for a short string
+# over a long line), and a line without the key cannot hold the anchor, so most anchors
+# cost one memchr on a clean line. A test checks that every anchor is under a key it holds.
+KEYED_ANCHORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("sk-", ("sk-",)),
+    ("gh", ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
+    ("pat_", ("github_pat_",)),
+    ("K", ("AKIA",)),
+    ("ASIA", ("ASIA",)),  # a capital S starts many a sentence
+    ("z", ("AIza",)),
+    ("xox", ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-")),
+    ("_live_", ("sk_live_", "rk_live_")),
+    ("_test_", ("sk_test_", "rk_test_")),
+    ("J", ("eyJ",)),
+    ("B", ("-----BEGIN ",)),
+    ("/", ("://",)),
+    ("=", ("=",)),
+)
+
+
 def has_anchor(text: str) -> bool:
     """True when ``text`` holds any anchor a credential pattern starts with."""
-    if any(anchor in text for anchor in ANCHORS):
-        return True
+    for key, anchors in KEYED_ANCHORS:
+        if key in text and any(anchor in text for anchor in anchors):
+            return True
     lowered = text.lower()
     return any(anchor in lowered for anchor in CASELESS_ANCHORS)
 
@@ -44,4 +66,4 @@ def may_hold_a_secret(raw_line: str) -> bool:
     return bool(scan_text(raw_line))
 
 
-__all__ = ["ANCHORS", "CASELESS_ANCHORS", "has_anchor", "may_hold_a_secret"]
+__all__ = ["ANCHORS", "CASELESS_ANCHORS", "KEYED_ANCHORS", "has_anchor", "may_hold_a_secret"]
