@@ -9,9 +9,11 @@ rules live in one module per theme:
   ``required``, values described in prose instead of an ``enum``);
 - :mod:`~toolscore_mcp.lint.rules_references`: references to tools the server does not
   expose, and to parameters a tool does not have;
-- :mod:`~toolscore_mcp.lint.rules_poisoning`: hidden Unicode, terminal escape sequences,
-  instruction overrides, hiding things from the user, ``<IMPORTANT>`` blocks, credentials
-  written into a definition;
+- :mod:`~toolscore_mcp.lint.rules_poisoning`: instruction overrides, hiding things from the
+  user, pointers to key files, ``<IMPORTANT>`` blocks, scripted replies; its
+  ``POISONING_RULES`` also holds the rules of :mod:`~toolscore_mcp.lint.rules_hidden`
+  (hidden Unicode), :mod:`~toolscore_mcp.lint.rules_escapes` (terminal escape sequences)
+  and :mod:`~toolscore_mcp.lint.rules_secrets` (credentials written into a definition);
 - :mod:`~toolscore_mcp.lint.rules_compat`: schemas that Claude Code, OpenAI (strict mode)
   or Gemini reject.
 """

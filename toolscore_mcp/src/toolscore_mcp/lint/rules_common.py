@@ -147,6 +147,18 @@ def all_strings(tool: ToolDefinition) -> Iterator[tuple[str, str]]:
                     yield f"parameter '{prop.path}' {keyword}", item
 
 
+def definition_strings(server: ServerDefinition) -> list[tuple[str | None, str, str]]:
+    """(tool, where, text) of every string of the server a model reads or a client shows:
+    the instructions, then :func:`all_strings` of each tool. The rules that look for
+    hidden characters and terminal sequences read these, since either can sit anywhere."""
+    sites: list[tuple[str | None, str, str]] = []
+    if server.instructions:
+        sites.append((None, "instructions", server.instructions))
+    for tool in server.tools:
+        sites.extend((tool.name, where, text) for where, text in all_strings(tool))
+    return sites
+
+
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
 
 
