@@ -43,7 +43,6 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import attrs
 
@@ -63,7 +62,6 @@ RUN_OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "unknown")
 DONE_STATUSES: frozenset[str] = frozenset({"completed", "limit_reached"})
 _STOPPED_STATUSES = frozenset({"error", "budget_stopped"})
 _SEP = "::"
-_SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "signature", "sig", "credential")
 
 
 # --- cell ids ---------------------------------------------------------------------------------
@@ -106,22 +104,15 @@ def strip_url_credentials(url: str | None) -> str | None:
     """``url`` without user info, and with the values of secret-looking query keys replaced.
 
     ``https://me:pw@host/mcp?api_key=abc&team=x`` -> ``https://host/mcp?api_key=REDACTED&team=x``.
+    The work is the shared :func:`toolscore_core.scoring.secrets.strip_url_credentials`
+    (built on ``redact_command``), so rows and console output hide the same credentials.
     """
     if url is None:
         return None
-    parts = urlsplit(url)
-    netloc = parts.netloc.rpartition("@")[2]
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(_secret_word(key) for key, _ in pairs):
-            query = urlencode([(key, "REDACTED" if _secret_word(key) else value) for key, value in pairs])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    # re + urllib + attrs only, so cheap; imported here because the kernel never imports scoring at its top
+    from toolscore_core.scoring.secrets import strip_url_credentials as strip
 
-
-def _secret_word(key: str) -> bool:
-    lowered = key.lower()
-    return any(word in lowered for word in _SECRET_QUERY_WORDS)
+    return strip(url)
 
 
 def _redacted_command(command: Iterable[str] | str | None) -> tuple[str, ...] | None:

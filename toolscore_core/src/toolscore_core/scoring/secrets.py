@@ -26,7 +26,8 @@ A secret is never stored or printed whole: :func:`preview` keeps the first four 
 last two characters (``AKIA…LE``) and :func:`redact` returns a deep copy of a value with
 every secret replaced by its preview; a password or a secret-named value, whose format we
 do not know, is replaced by ``…`` alone. The MCP recorder and every report use these, and
-:func:`redact_command` cleans a server command line, URL or stderr text before it is shown.
+:func:`redact_command` cleans a server command line, URL or stderr text before it is shown;
+:func:`strip_url_credentials` builds on it for URLs kept in records (study rows).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any, overload
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 import attrs
 
@@ -394,6 +396,42 @@ def redact_command(command: str | list[str] | tuple[str, ...]) -> str | list[str
     return cleaned
 
 
+# Query parameters a stored URL never keeps the value of: any name containing one of these
+# (stricter than the scanner's names, since a stored URL needs no value to stay useful).
+_URL_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "pass", "pwd", "auth", "signature", "sig",
+                     "credential")
+
+
+def strip_url_credentials(url: str) -> str:
+    """``url`` fit to store in a record: :func:`redact_command` plus what a record never needs.
+
+    Why it builds on :func:`redact_command`: that function is the one place that knows what a
+    credential in a URL looks like (a password before ``@``, a secret-named value, a vendor key
+    anywhere in it), so this one cannot miss what the console already hides. On top of it a
+    stored URL loses its whole user info (user and password, since a user name alone can be a
+    token: ``https://ghp_…@host``) and the value of every query parameter whose name contains
+    a secret word, replaced by ``REDACTED``:
+    ``https://me:pw@host/mcp?api_key=abc&team=x`` -> ``https://host/mcp?api_key=REDACTED&team=x``.
+    Other query parameters keep their exact spelling (nothing is re-encoded).
+    """
+    cleaned = redact_command(url)
+    try:
+        parts = urlsplit(cleaned)
+    except ValueError:  # a malformed authority ("http://[::1"): keep the redacted text
+        return cleaned
+    netloc = parts.netloc.rpartition("@")[2]
+    query = "&".join(_strip_query_pair(pair) for pair in parts.query.split("&")) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _strip_query_pair(pair: str) -> str:
+    name, equals, _ = pair.partition("=")
+    lowered = unquote_plus(name).lower()
+    if equals and any(word in lowered for word in _URL_SECRET_WORDS):
+        return f"{name}=REDACTED"
+    return pair
+
+
 def redact_head(text: str, limit: int) -> str:
     """The first ``limit`` characters of ``redact_text(text)``, without scanning all of a
     10 MB value.
@@ -436,4 +474,4 @@ def contains_secret(value: Any) -> bool:
 
 
 __all__ = ["KINDS", "SecretHit", "contains_secret", "find_secrets", "preview", "redact", "redact_command", "redact_head",
-           "redact_text", "scan_text"]
+           "redact_text", "scan_text", "strip_url_credentials"]
