@@ -8,7 +8,9 @@ through ``toolscore_register_guards`` like any third party's:
 - ``rules``: forbidden-call rules (``tool``, ``args`` with values or ``$regex`` /
   ``$contains`` / ``$one_of``, ``reason``). Matching is the kernel's own ``rule_matches``,
   the matcher scoring uses for forbidden calls, so the guard and the report can never
-  disagree about whether a call was forbidden.
+  disagree about whether a call was forbidden, and a ``$regex`` runs with the same time
+  budget as in ``eval``. A rule that cannot be checked (its regex too slow on a long
+  argument) raises ``GuardRuleError``: the run ends as ``error`` naming the rule.
 - ``allow_tools``: fnmatch glob patterns (case-sensitive, like tool names); a tool that
   matches none is denied with a reason naming the patterns.
 - ``python``: ``module:function`` of the user's own, imported when the study starts with the
@@ -45,6 +47,7 @@ from toolscore_core import (
     redact_text,
     rule_matches,
 )
+from toolscore_core.kernel.guards import GuardRuleError
 
 _TOOL_SHOWN = 80  # characters of a model-chosen tool name quoted in a reason
 
@@ -69,10 +72,19 @@ class RulesGuard(Guard):
             self.rules = forbidden_rules([_plain_rule(item) for item in items])
 
     def check(self, call: ToolCall, context: GuardContext) -> GuardDecision | None:
-        for rule in self.rules:
-            if rule_matches(rule, call):
+        for number, rule in enumerate(self.rules, 1):
+            try:
+                hit = rule_matches(rule, call)
+            except InputError as exc:  # a $regex past its time budget: the study's rule, not the model
+                raise GuardRuleError(f"guard deny rule {number} ({_rule_label(rule)}) could not be checked "
+                                     f"against this call of {_shown(call.tool)}: {exc.render()}") from None
+            if hit:
                 return deny(rule.reason or _default_reason(rule))
         return None
+
+
+def _rule_label(rule: ForbiddenRule) -> str:
+    return f"tool {rule.tool}" if rule.tool is not None else "any tool"
 
 
 def _plain_rule(item: Any) -> Any:

@@ -16,7 +16,9 @@ The loop, in the order the spec gives it:
    (stop reason ``max_tokens``) are never run: they may be truncated.
 4. The run ends ``completed`` when the model answers without tool calls, ``limit_reached``
    when ``max_turns`` or ``max_calls`` is used up, ``budget_stopped`` as above, ``error``
-   when the provider fails (after its own retries) or the server dies.
+   when the provider fails (after its own retries), the server dies or a guard rule of the
+   study cannot be checked (``GuardRuleError``: a deny rule's regex too slow on a long
+   argument; the call is not run and the message names the rule).
 
 What leaves this function: always an :class:`AgentRun`, never an exception for anything the
 model, the provider or the server did. A budget stop is returned too (status
@@ -62,6 +64,7 @@ from toolscore_core import (
     redact_text,
     worst_case_usd,
 )
+from toolscore_core.kernel.guards import GuardRuleError
 
 #: How a run ended (the run row's ``status``).
 Status = Literal["completed", "limit_reached", "budget_stopped", "error"]
@@ -362,7 +365,12 @@ def _handle_call(model_call: ModelToolCall, ctx: _CallContext,
     if ctx.guard is not None:
         context = GuardContext(calls=tuple(state.calls), task=ctx.task, server=ctx.server,
                                cell_id=ctx.cell_id, turn=ctx.turn)
-        decision = decide(ctx.guard, call, context)
+        try:
+            decision = decide(ctx.guard, call, context)
+        except GuardRuleError as exc:  # the study's rule is broken: end the run, blame no one's call
+            message = _safe(exc)
+            return _refused(call, state, "error: the harness guard could not check this call, so it was not run",
+                            model_call, is_error=None, error=message), message
         if not decision.allowed:
             reason = _safe(decision.reason or "denied")
             state.denials.append(GuardDenial(tool=call.tool, reason=reason, call_id=call.id,

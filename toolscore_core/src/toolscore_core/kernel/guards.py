@@ -16,7 +16,8 @@ A guard that raises, or returns something that is not a decision, denies the cal
 closed) with a reason naming what went wrong: a guard exists to stop calls, so a broken one
 must not silently let every call through, and the run row then shows the bug instead of
 hiding it. :func:`decide` is the one place that rule lives; callers never call ``check``
-directly.
+directly. The one exception it lets through is :class:`GuardRuleError`: a rule of the
+study's own that cannot be checked (a regex too slow) ends the run as an error instead.
 
 A guard kind registered by a plugin, complete::
 
@@ -50,8 +51,19 @@ from typing import Any, ClassVar
 
 import attrs
 
-from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.errors import InputError, ToolscoreError
 from toolscore_core.kernel.model import ToolCall
+
+
+class GuardRuleError(ToolscoreError):
+    """A guard's own rule could not decide a call (a deny rule's ``$regex`` ran past its
+    time budget on a long argument): the study's mistake, not the model's.
+
+    Why it is not a deny like any other failure: a deny would grade the model as if it had
+    asked for a forbidden call, and allowing would let a possibly forbidden call through.
+    :func:`decide` lets it pass, the call is not run, and the harness ends the run as an
+    ``error`` whose message names the rule; the study goes on with its other runs.
+    """
 
 
 @attrs.frozen(slots=True)
@@ -275,6 +287,8 @@ def decide(guard: Any, call: ToolCall, context: GuardContext | None = None) -> G
     target = as_guard(guard)
     try:
         result = target.check(call, context if context is not None else GuardContext())
+    except GuardRuleError:
+        raise  # not a decision: the harness ends the run (see GuardRuleError)
     except Exception as exc:  # fail closed: see the module docstring
         detail = redact_text(str(exc))
         return GuardDecision(
@@ -301,6 +315,7 @@ __all__ = [
     "Guard",
     "GuardContext",
     "GuardDecision",
+    "GuardRuleError",
     "ServerInfo",
     "TaskInfo",
     "allow",
