@@ -82,8 +82,6 @@ def _spans_not_a_list(data: dict[str, Any]) -> None:
     ("breaker", "message", "place"),
     [
         (_drop_name, "span has no name", "spans[3].name"),
-        (_bad_arguments, "tool-call arguments are not valid JSON", "spans[3].attributes['gen_ai.tool.call.arguments']"),
-        (_array_arguments, "must be a JSON object, not list", "spans[3].attributes"),
         (_unknown_value_kind, "unknown attribute value kind 'mapValue'", "spans[5].attributes"),
         (_bad_span_id, "neither hex nor base64", "spans[5].spanId"),
         (_bad_status, "unknown status code", "spans[5].status.code"),
@@ -118,6 +116,9 @@ def test_truncated_json_and_json_lines(tmp_path: Path, adapter_pm: Any) -> None:
     lines = BATCHES.read_bytes()
     cut_lines = tmp_path / "cut.jsonl"
     cut_lines.write_bytes(lines[: len(lines) - 200])
+    # a cut-off last line is skipped and said (tests/adapters/test_otel_torn_tail.py) ...
+    assert "line 3: the last line is cut off" in load_trace_file(cut_lines, pm=adapter_pm).metadata["torn_tail"]
+    cut_lines.write_bytes(lines[: len(lines) - 200] + b"\n")  # ... one that ends with its newline is not
     with pytest.raises(InputError) as err:
         load_trace_file(cut_lines, pm=adapter_pm)
     assert "at line 3, column" in str(err.value) and "not valid JSON" in str(err.value)

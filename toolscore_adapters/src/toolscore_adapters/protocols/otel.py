@@ -5,7 +5,8 @@ a list of them (JSON Lines of export requests, as the collector's file exporter 
 a live protobuf request, SDK span objects (``InMemorySpanExporter().get_finished_spans()``)
 and the SDK's ``span.to_json()`` dicts. A JSON Lines file is streamed line by line by
 :meth:`OtelAdapter.load_path`, keeping only the tool-call spans, so a 1 GB export is read
-in flat memory.
+in flat memory; a last line cut off mid-write is skipped, with a sentence saying so in the
+trace's metadata (``torn_tail``), which commands print as a warning.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolscore_adapters.protocols import otel_spans as spans
-from toolscore_adapters.protocols.jsonl_stream import first_line, iter_json_lines
+from toolscore_adapters.protocols.jsonl_stream import TORN_KEY, first_line, iter_json_lines
 from toolscore_adapters.protocols.otel_answer import answer_text, carries_answer
 from toolscore_adapters.protocols.otel_calls import (
     SpanCall,
@@ -66,7 +67,11 @@ class OtelAdapter(TraceAdapter):
         return self._trace(self._spans(data))
 
     def load_path(self, path: Path) -> Trace:
-        return self._trace(_stream_file_spans(path))
+        torn: list[str] = []  # a collector killed mid-line leaves a cut-off last line: skipped, and said
+        trace = self._trace(_stream_file_spans(path, torn))
+        if torn:
+            trace.metadata[TORN_KEY] = torn[0]
+        return trace
 
     def _trace(self, source: Iterator[spans.Span | None]) -> Trace:
         """Keep tool-call spans, and the latest answer text (``None`` = a span the pre-filter
@@ -143,10 +148,12 @@ def _is_bare_otlp_span(item: Any) -> bool:
             and isinstance(item.get("attributes"), list) and "name" in item)
 
 
-def _stream_file_spans(path: Path) -> Iterator[spans.Span | None]:
-    """Spans of a JSON Lines export, one line in memory at a time."""
+def _stream_file_spans(path: Path, torn: list[str] | None = None) -> Iterator[spans.Span | None]:
+    """Spans of a JSON Lines export, one line in memory at a time. A cut-off last line is
+    skipped and one sentence saying so is appended to ``torn`` (as the MCP session and
+    JSON-RPC readers do): every complete export request before it is still read."""
     order = 0
-    for number, request in iter_json_lines(path, expected="one OTLP export request per line"):
+    for number, request in iter_json_lines(path, expected="one OTLP export request per line", torn=torn):
         if not spans.is_export_request(request):
             raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
                              location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
