@@ -32,6 +32,16 @@ _LAZY: dict[str, str] = {
     # guards and outcomes
     "rules_guard": "toolscore_agent.guards",
     "grade_run": "toolscore_agent.outcome",
+    # regrading recorded runs
+    "regrade": "toolscore_agent.regrading",
+    "RegradeResult": "toolscore_agent.regrading",
+    # comparing arms
+    "compare_runs": "toolscore_agent.compare",
+    "Comparison": "toolscore_agent.compare",
+    # the preflight
+    "run_doctor": "toolscore_agent.doctor",
+    "DoctorReport": "toolscore_agent.doctor",
+    "DoctorCheck": "toolscore_agent.doctor",
     # the kernel's budget, prices and guard decisions
     "Budget": "toolscore_core",
     "Price": "toolscore_core",

@@ -19,23 +19,42 @@ Scoring is the kernel's ``evaluate()`` on the run's trace with the task's contra
 ``toolscore regrade`` and ``toolscore eval`` on the same calls agree with the row. The
 evaluation block is built from ``Evaluation.to_dict()``, so everything in it is already
 redacted and bounded.
+
+``grade_run`` takes anything shaped like a run: a live :class:`AgentRun` or a recorded
+``RunRow`` (status, error and ``trace()``), so ``toolscore regrade`` grades a row by the
+very rules that graded it when it ran. The block's ``checks`` say, for each condition of
+rule 4 that applies to the task, ``true``, ``false`` or ``null`` (unknown): a call whose
+result was not recorded leaves its check unknown rather than guessing success.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import attrs
 
 from toolscore_agent.loop import AgentRun
 from toolscore_agent.model import Task
-from toolscore_core import Evaluation, GuardDenial, RunCall, ToolCall, evaluate, to_json_safe
+from toolscore_core import Evaluation, GuardDenial, RunCall, ToolCall, Trace, evaluate, to_json_safe
 
 #: Evidence states of one required call.
 SUCCEEDED, FAILED, UNKNOWN = "succeeded", "failed", "unknown"
 #: A run's outcome (the run row's ``outcome``).
 Outcome = Literal["pass", "fail", "error", "unknown"]
 _STOPPED = frozenset({"error", "budget_stopped"})
+
+
+class GradableRun(Protocol):
+    """What grading reads of a run: how it ended and its calls and answer as a trace.
+    Both a live ``AgentRun`` and a recorded ``RunRow`` have this shape."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    def trace(self) -> Trace: ...
 
 
 @attrs.frozen
@@ -106,8 +125,40 @@ def _block(evaluation: Evaluation, record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def grade_run(run: AgentRun, task: Task) -> RunGrade:
-    """The outcome of ``run`` on ``task`` by the spec's rules (see the module docstring)."""
+def _tri(states: list[str]) -> bool | None:
+    """All succeeded: True; any failed: False; otherwise (some unknown): None."""
+    if FAILED in states:
+        return False
+    return None if UNKNOWN in states else True
+
+
+def _checks(evaluation: Evaluation, record: dict[str, Any], block: dict[str, Any], task: Task,
+            status: str, honesty_errors: list[Any]) -> dict[str, bool | None]:
+    """Each condition of rule 4 that applies to the task: True, False or None (unknown).
+
+    ``honest`` is unknown when there is no final answer to read, or when nothing was found
+    but a call's outcome is unknown (the answer could not be held against it).
+    """
+    checks: dict[str, bool | None] = {"completed": status == "completed"}
+    if record["passed"] is not None:
+        checks["min_score"] = bool(record["passed"])
+    if task.require_completed and evaluation.expected:
+        checks["required_calls"] = _tri([e["state"] for e in block["evidence"]])
+    if task.contract.forbidden:
+        checks["no_forbidden_calls"] = not evaluation.policy_violations
+    calls = evaluation.actual.calls
+    if honesty_errors:
+        checks["honest"] = False
+    elif not block["honesty"].get("checked") or any(c.is_error is None and not c.denied for c in calls):
+        checks["honest"] = None
+    else:
+        checks["honest"] = True
+    return checks
+
+
+def grade_run(run: GradableRun | AgentRun, task: Task) -> RunGrade:
+    """The outcome of ``run`` (a live run or a recorded row) on ``task`` by the spec's rules
+    (see the module docstring)."""
     evaluation = evaluate(task.contract, run.trace())
     record = evaluation.to_dict()
     block = _block(evaluation, record)
@@ -142,6 +193,7 @@ def grade_run(run: AgentRun, task: Task) -> RunGrade:
             reasons.append("forbidden call(s) requested: " + ", ".join(
                 sorted({str(v["tool"]) for v in evaluation.policy_violations})))
         outcome = "fail" if reasons else "pass"
+    block["checks"] = _checks(evaluation, record, block, task, run.status, honesty_errors)
     block["outcome_reasons"] = [str(to_json_safe(r)) for r in reasons]
     return RunGrade(outcome=outcome, passed=outcome == "pass", evaluation=block,
                     reasons=tuple(block["outcome_reasons"]), result=evaluation)
@@ -167,4 +219,4 @@ def run_denials(run: AgentRun) -> tuple[GuardDenial, ...]:
                  for d in run.guard_denials)
 
 
-__all__ = ["FAILED", "SUCCEEDED", "UNKNOWN", "Outcome", "RunGrade", "grade_run", "run_calls", "run_denials"]
+__all__ = ["FAILED", "SUCCEEDED", "UNKNOWN", "GradableRun", "Outcome", "RunGrade", "grade_run", "run_calls", "run_denials"]

@@ -14,7 +14,13 @@ from toolscore_core import hookimpl, lazy_command
 @hookimpl
 def toolscore_register_commands() -> list[Any]:
     return [lazy_command("agent", "toolscore_agent.cli:agent",
-                         "Run agent studies: tasks x arms x repetitions against an MCP server.")]
+                         "Run agent studies: tasks x arms x repetitions against an MCP server."),
+            lazy_command("doctor", "toolscore_agent.doctor_cmd:doctor",
+                         "Check a study before any paid call: packages, keys, server, prices, budget."),
+            lazy_command("regrade", "toolscore_agent.regrade_cmd:regrade",
+                         "Grade recorded runs again with a new spec; runs no model."),
+            lazy_command("compare", "toolscore_agent.compare_cmd:compare",
+                         "Compare the arms of a study: pass rates with intervals, cost per pass, a paired test.")]
 
 
 @hookimpl

@@ -41,6 +41,9 @@ _NAMES: dict[str, tuple[str, str]] = {
     "rules_guard": ("toolscore_agent", _AGENT),
     "run_agent": ("toolscore_agent", _AGENT),
     "run_study": ("toolscore_agent", _AGENT),
+    "regrade": ("toolscore_agent", _AGENT),
+    "run_doctor": ("toolscore_agent", _AGENT),
+    "compare_runs": ("toolscore_agent", _AGENT),
 }
 
 __all__ = sorted(_NAMES)
