@@ -45,7 +45,7 @@ def test_validate_shows_the_calls_of_an_otel_export(adapter_pm: Any, invoke: Any
     assert "otel" in result.output and "issue_refund" in result.output and "FAILED" in result.output
 
 
-def test_validate_exits_2_on_a_broken_span(adapter_pm: Any, invoke: Any, tmp_path: Path) -> None:
+def test_validate_reports_a_span_with_broken_arguments(adapter_pm: Any, invoke: Any, tmp_path: Path) -> None:
     data = json.loads((ROOT / "examples" / "otel_genai_spans.json").read_text(encoding="utf-8"))
     spans = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
     refund = next(s for s in spans if s["name"] == "execute_tool issue_refund")
@@ -55,8 +55,8 @@ def test_validate_exits_2_on_a_broken_span(adapter_pm: Any, invoke: Any, tmp_pat
     path = tmp_path / "spans.json"
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     result = invoke("validate", str(path))
-    assert result.exit_code == 2
-    assert "not valid JSON" in result.output and "gen_ai.tool.call.arguments" in result.output
+    assert result.exit_code == 0, result.output  # the call is read and marked, the rest still read
+    assert "not valid JSON" in result.output and "(invalid JSON) {'order_id'" in result.output
     assert "Traceback" not in result.output
 
 

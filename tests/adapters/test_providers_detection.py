@@ -145,15 +145,14 @@ def test_invalid_utf8_file(tmp_path, installed_plugin_manager):
         load_trace_file(path, pm=installed_plugin_manager)
 
 
-def test_arguments_not_json_in_a_file_name_the_file_and_place(tmp_path, installed_plugin_manager):
+def test_arguments_not_json_in_a_file_keep_the_call_and_its_place(tmp_path, installed_plugin_manager):
     data = load_data_file(FIX / "openai_messages.json")
     data[2]["tool_calls"][0]["function"]["arguments"] = '{"email": "jane@example.com"'
     path = tmp_path / "bad_args.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(InputError) as err:
-        load_trace_file(path, pm=installed_plugin_manager)
-    assert err.value.file == str(path)
-    assert err.value.location == "$[2].tool_calls[0].function.arguments"
+    call = load_trace_file(path, pm=installed_plugin_manager).calls[0]
+    assert call.args is None and call.metadata["raw_arguments"] == '{"email": "jane@example.com"'
+    assert call.metadata["location"] == "$[2].tool_calls[0]"
 
 
 def test_unicode_tool_names_and_arguments_survive(tmp_path, installed_plugin_manager):

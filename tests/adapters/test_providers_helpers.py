@@ -46,10 +46,10 @@ def test_from_openai_error_names_the_file(tmp_path, installed_plugin_manager):
     from toolscore import from_openai
 
     path = tmp_path / "bad.json"
-    path.write_text('[{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "t", "arguments": "{"}}]}]')
+    path.write_text('[{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "", "arguments": "{}"}}]}]')
     with pytest.raises(InputError) as err:
         from_openai(path, pm=installed_plugin_manager)
-    assert err.value.file == str(path) and err.value.location == "$[0].tool_calls[0].function.arguments"
+    assert err.value.file == str(path) and err.value.location == "$[0].tool_calls[0].function.name"
 
 
 def test_provider_helpers_on_live_objects(installed_plugin_manager):

@@ -104,7 +104,7 @@ def test_no_tool_call_is_exit_2_saying_what_was_detected(run, tmp_path):
     (b'[{"role": "assistant", "tool_calls": [', "not valid JSON"),
     (b"\xff\xfe[]", "not valid UTF-8"),
     (json.dumps([{"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
-                  "function": {"name": "t", "arguments": "{nope"}}]}]).encode(), "$[0].tool_calls[0].function.arguments"),
+                  "function": {"name": "", "arguments": "{}"}}]}]).encode(), "$[0].tool_calls[0].function.name"),
     (json.dumps([{"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
                   "function": {"name": "t", "arguments": "{}"}}]},
                  {"role": "assistant", "content": [{"type": "tool_use", "id": "b", "name": "u", "input": {}}]}]).encode(),

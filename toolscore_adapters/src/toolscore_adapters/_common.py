@@ -58,9 +58,22 @@ def to_plain(obj: Any) -> Any:
     return obj
 
 
+class MalformedArguments(InputError):
+    """The model wrote argument text that is not a JSON object (cut off by ``max_tokens``,
+    or plain invalid). Raised by :func:`parse_arguments`; :func:`lenient_arguments` turns it
+    into a call with unknown arguments and the raw text kept, because a malformed call is
+    the agent failure a user wants scored and reported, not a reason to reject the trace."""
+
+    def __init__(self, message: str, *, reason: str, location: str | None = None,
+                 expected: str | None = None) -> None:
+        self.reason = reason
+        super().__init__(message, location=location, expected=expected)
+
+
 def parse_arguments(raw: Any, *, where: str) -> dict[str, Any] | None:
     """Arguments as a dict: a JSON object string is parsed, a dict is kept, ``None`` stays
-    unknown. Text that is not a JSON object is an :class:`InputError` naming ``where``."""
+    unknown. Text that is not a JSON object is a :class:`MalformedArguments` (an
+    :class:`InputError`) naming ``where``; anything else that is not an object is an InputError."""
     if raw is None:
         return None
     if isinstance(raw, dict):
@@ -71,15 +84,34 @@ def parse_arguments(raw: Any, *, where: str) -> dict[str, Any] | None:
         try:  # within the kernel's read limits: nesting, integer length, lone surrogates
             value = readlimits.loads(raw, location=where, what="tool-call arguments are")
         except json.JSONDecodeError as exc:
-            raise InputError(
+            raise MalformedArguments(
                 f"tool-call arguments are not valid JSON ({exc.msg})",
+                reason=f"not valid JSON: {exc.msg} (character {exc.pos})",
                 location=where,
                 expected="a JSON object string such as '{\"city\": \"NYC\"}'",
             ) from None
         if isinstance(value, dict):
             return value
-        raise InputError(f"tool-call arguments must be a JSON object, not {type(value).__name__}", location=where)
+        kind = type(value).__name__
+        raise MalformedArguments(f"tool-call arguments must be a JSON object, not {kind}",
+                                 reason=f"a JSON {kind}, not an object", location=where)
     raise InputError(f"tool-call arguments must be an object, not {type(raw).__name__}", location=where)
+
+
+def invalid_arguments_metadata(raw: Any, reason: str) -> dict[str, Any]:
+    """What a call with malformed arguments keeps: the raw text and why it was rejected
+    (scoring reads ``arguments_error`` to report the call; see scoring.behaviour)."""
+    return {"raw_arguments": raw, "arguments_error": reason}
+
+
+def lenient_arguments(raw: Any, *, where: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(args, metadata)``: :func:`arguments_at` for a model's argument text, except that
+    text which is not a JSON object gives ``args=None`` (unknown, so it earns no argument
+    credit) and metadata holding the raw text, instead of an error for the whole trace."""
+    try:
+        return arguments_at(raw, where), None
+    except MalformedArguments as exc:
+        return None, invalid_arguments_metadata(raw, exc.reason)
 
 
 _MISSING = object()

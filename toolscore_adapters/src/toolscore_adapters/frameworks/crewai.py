@@ -16,6 +16,8 @@ marked experimental. It reads:
   is a call, its finished or error event (by ``started_event_id``, else the next one for the
   same tool) its outcome. CrewAI retries a raising tool itself; a retry (``run_attempts`` > 1
   of the same tool and arguments right after a failed attempt) is the same call, not a new one.
+- an agent's ``tools_results`` (live, ``{"tools_results": [...]}``, or the list itself):
+  the ``{"tool_name", "tool_args", "result"}`` entries CrewAI appends after each tool run.
 """
 
 from __future__ import annotations
@@ -24,7 +26,14 @@ import contextlib
 import re
 from typing import Any, ClassVar
 
-from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
+from toolscore_adapters._common import (
+    MalformedArguments,
+    from_package,
+    invalid_arguments_metadata,
+    parse_arguments,
+    result_text,
+    to_plain,
+)
 from toolscore_adapters.frameworks._shared import dicts, iso_time, tag, text_or_json, where
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
 
@@ -44,9 +53,14 @@ class CrewAIAdapter(TraceAdapter):
     experimental: ClassVar[bool] = True
 
     def detect(self, data: Any) -> float:
-        if from_package(data, "crewai") and (hasattr(data, "tasks_output") or hasattr(data, "messages")):
+        if from_package(data, "crewai") and (hasattr(data, "tasks_output") or hasattr(data, "messages")
+                                             or isinstance(getattr(data, "tools_results", None), list)):
             return 1.0
+        if _is_tools_results(data):
+            return 0.9
         if isinstance(data, dict):
+            if _is_tools_results(data.get("tools_results")):
+                return 0.9
             if isinstance(data.get("tasks_output"), list) and "raw" in data:
                 return 0.95
             if isinstance(data.get("messages"), list) and "raw" in data and ("tool_failures" in data or "agent" in data):
@@ -59,6 +73,13 @@ class CrewAIAdapter(TraceAdapter):
         return 0.0
 
     def load(self, data: Any) -> Trace:
+        if from_package(data, "crewai") and isinstance(getattr(data, "tools_results", None), list):
+            return Trace(calls=_tools_results([to_plain(e) for e in data.tools_results], ("tools_results",)),
+                         source_format=self.name)
+        if _is_tools_results(data):
+            return Trace(calls=_tools_results(data, ()), source_format=self.name)
+        if isinstance(data, dict) and isinstance(data.get("tools_results"), list):
+            return Trace(calls=_tools_results(data["tools_results"], ("tools_results",)), source_format=self.name)
         if from_package(data, "crewai"):
             data = to_plain(data)
         if isinstance(data, dict) and isinstance(data.get("tasks_output"), list):
@@ -74,6 +95,36 @@ class CrewAIAdapter(TraceAdapter):
         if isinstance(data, list) and data:
             return Trace(calls=_event_calls(data), source_format=self.name)
         raise InputError("is not a CrewAI run", expected="a CrewOutput / TaskOutput dump or a list of tool events")
+
+
+def _is_tools_results(data: Any) -> bool:
+    """A list of the entries a CrewAI agent appends to ``agent.tools_results`` after each
+    tool run (``{"result", "tool_name", "tool_args"}``; no ``type``, unlike the events)."""
+    return isinstance(data, list) and bool(data) and all(
+        isinstance(e, dict) and isinstance(e.get("tool_name"), str) and "tool_args" in e and "type" not in e
+        for e in data)
+
+
+def _tools_results(entries: list[Any], path: tuple[str | int, ...]) -> list[ToolCall]:
+    """Calls from ``agent.tools_results``: CrewAI records an entry once the tool has run, so
+    an entry with a result succeeded; it records no error flag and no call id."""
+    calls = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("tool_name"), str) or not entry["tool_name"]:
+            raise InputError("a tools_results entry needs a 'tool_name'", location=where(*path, i),
+                             expected='{"tool_name": "search", "tool_args": {...}, "result": "..."}')
+        raw = entry.get("tool_args")
+        metadata: dict[str, Any] = {}
+        try:
+            args = parse_arguments(raw, where=where(*path, i, "tool_args")) if raw is not None else {}
+        except MalformedArguments as exc:  # the model's broken argument text: kept, reported
+            args, metadata = None, invalid_arguments_metadata(raw, exc.reason)
+        if entry.get("result_as_answer"):
+            metadata["result_as_answer"] = True
+        calls.append(ToolCall(tool=entry["tool_name"], args=args, result=entry.get("result"),
+                              is_error=False if "result" in entry else None, provider="crewai",
+                              metadata=metadata))
+    return calls
 
 
 def _task_calls(task: dict[str, Any], path: tuple[str | int, ...]) -> list[ToolCall]:

@@ -58,7 +58,7 @@ class PydanticAIAdapter(TraceAdapter):
             return self.detect(data["messages"]) * 0.95
         if not isinstance(data, list) or not data:
             return 0.0
-        messages = dicts(data)
+        messages = dicts(with_kinds(data))
         if len(messages) != len(data) or not all(m.get("kind") in ("request", "response") for m in messages):
             return 0.0
         parts = [p for m in messages if isinstance(m.get("parts"), list) for p in m["parts"]]
@@ -82,12 +82,33 @@ class PydanticAIAdapter(TraceAdapter):
             messages = data["messages"]
         else:
             messages = data
-        trace = read_messages(messages)
+        trace = read_messages(with_kinds(messages))
         if final_output is not None and not isinstance(final_output, str):
             return Trace(calls=trace.calls, final_answer=text_or_json(to_plain(final_output)),
                          source_format=self.name, metadata=trace.metadata)
         return Trace(calls=trace.calls, final_answer=trace.final_answer, source_format=self.name,
                      metadata=trace.metadata)
+
+
+_RESPONSE_PARTS = frozenset({"tool-call", "text", "thinking", "builtin-tool-call", "builtin-tool-return", "file"})
+_REQUEST_PARTS = frozenset({"tool-return", "retry-prompt", "user-prompt", "system-prompt", "instruction"})
+
+
+def with_kinds(messages: Any) -> Any:
+    """Messages saved without ``kind`` (tool-scorer 1.10.0 read them) given the kind their
+    parts imply: a model's parts (tool-call, text) make a response; the others a request.
+    Only a message whose every part names a pydantic-ai ``part_kind`` is given one, so a
+    Gemini ``{"parts": [...]}`` content is never taken for pydantic-ai's."""
+    if not isinstance(messages, list) or all(not isinstance(m, dict) or "kind" in m for m in messages):
+        return messages
+    out = []
+    for m in messages:
+        parts = m.get("parts") if isinstance(m, dict) and "kind" not in m else None
+        kinds = {p.get("part_kind") for p in parts if isinstance(p, dict)} if isinstance(parts, list) else set()
+        if parts and len(kinds) and all(isinstance(p, dict) for p in parts) and kinds <= _PART_KINDS:
+            m = {**m, "kind": "response" if kinds <= _RESPONSE_PARTS else "request"}
+        out.append(m)
+    return out
 
 
 def _is_live_result(data: Any) -> bool:

@@ -118,29 +118,29 @@ def _tool_name(span: Span, convention: str) -> str:
                      expected="a gen_ai.tool.name attribute, or a span name like 'execute_tool NAME'")
 
 
-def _arguments(span: Span) -> dict[str, Any] | None:
+def _arguments(span: Span) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(args, metadata)``. Argument text that is not a JSON object is the agent's own
+    failure (a cut-off or malformed answer): the call is kept with unknown arguments and
+    the raw text in its metadata, so the rest of the trace is still scored."""
     key = _first_key(span.attributes, ARGUMENT_KEYS)
     if key is None:
-        return None  # opt-in content was off: unknown, not "no arguments"
+        return None, None  # opt-in content was off: unknown, not "no arguments"
     value = span.attributes[key]
     where = f"{span.where}.attributes[{key!r}]"
     if key == "input.value" and span.attributes.get("input.mime_type") not in (None, "application/json"):
-        return {"input": value}  # OpenInference plain-text input: keep it, under a clear name
+        return {"input": value}, None  # OpenInference plain-text input: keep it, under a clear name
     if isinstance(value, dict):
-        return value
+        return value, None
     if isinstance(value, str):
         if not value.strip():
-            return {}
+            return {}, None
         try:  # within the kernel's read limits: nesting, integer length, lone surrogates
             parsed = readlimits.loads(value, location=where, what="tool-call arguments are")
         except json.JSONDecodeError as exc:
-            reason = exc.msg
-            raise InputError(f"tool-call arguments are not valid JSON ({reason})", location=where,
-                             expected="a JSON object, e.g. '{\"city\": \"Paris\"}'") from None
+            return None, {"raw_arguments": value, "arguments_error": f"not valid JSON: {exc.msg} (character {exc.pos})"}
         if isinstance(parsed, dict):
-            return parsed
-        raise InputError(f"tool-call arguments must be a JSON object, not {type(parsed).__name__}",
-                         location=where)
+            return parsed, None
+        return None, {"raw_arguments": value, "arguments_error": f"a JSON {type(parsed).__name__}, not an object"}
     raise InputError(f"tool-call arguments must be an object, not {type(value).__name__}", location=where)
 
 
@@ -180,7 +180,7 @@ def span_call(span: Span) -> SpanCall | None:
         return None
     a = span.attributes
     tool = _tool_name(span, convention)
-    args = _arguments(span)
+    args, invalid = _arguments(span)
     result, structured, recorded, result_is_error, result_error = _result(span)
     error_type = a.get("error.type")
     error_type = str(error_type) if error_type not in (None, "") else None
@@ -209,6 +209,8 @@ def span_call(span: Span) -> SpanCall | None:
             metadata[key] = value
     if error_type is not None:
         metadata["error.type"] = error_type
+    if invalid:
+        metadata.update(invalid)
     call_id = _first_str(a, CALL_ID_KEYS)
     call = ToolCall(
         tool=tool, args=args, id=call_id, result=result, structured_result=structured,

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
 from toolscore_adapters.providers._shapes import (
     ANTHROPIC,
+    SAMPLE,
     check_styles,
     list_confidence,
     module_style,
@@ -52,6 +53,8 @@ class AnthropicAdapter(TraceAdapter):
                 return 0.95
             if isinstance(data.get("messages"), list) and "model" in data:
                 return list_confidence(data["messages"], ANTHROPIC, neutral=0.2) * 0.95
+            if _bare_response(data):
+                return 0.9
             return 0.0
         return list_confidence(data, ANTHROPIC, neutral=0.2)
 
@@ -62,8 +65,9 @@ class AnthropicAdapter(TraceAdapter):
         if isinstance(data, dict):
             if isinstance(data.get("messages"), list):
                 messages, place = data["messages"], placer(["messages"])
-            elif "role" in data and "content" in data:
-                messages, place = [data], placer([], single=True)
+            elif ("role" in data and "content" in data) or _bare_response(data):
+                # a response saved as {"content": [...]} alone is the assistant's turn
+                messages, place = [data if "role" in data else {"role": "assistant", **data}], placer([], single=True)
                 meta = {k: data[k] for k in ("id", "model") if isinstance(data.get(k), str)}
             else:
                 raise InputError("is not an Anthropic message or message list",
@@ -116,6 +120,21 @@ class AnthropicAdapter(TraceAdapter):
                 final = None if asked else (text if text else final)
         return Trace(calls=book.calls(), final_answer=final, source_format=self.name,
                      metadata={**meta, **book.trace_metadata()})
+
+
+def _bare_response(data: dict[str, Any]) -> bool:
+    """``{"content": [...]}`` with neither ``role`` nor ``type`` (tool-scorer 1.10.0 read it):
+    Anthropic's only when its blocks are Anthropic's (``tool_use``, ``text``...), so that no
+    other format's ``content`` list is claimed."""
+    content = data.get("content")
+    if "role" in data or "type" in data or not isinstance(content, list) or not content:
+        return False
+    kinds = {block.get("type") for block in content[:SAMPLE] if isinstance(block, dict)}
+    return bool(kinds & set(_CALL_BLOCKS)) and kinds <= _BARE_BLOCKS
+
+
+_BARE_BLOCKS = {"text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "mcp_tool_use",
+                "web_search_tool_result", "mcp_tool_result"}
 
 
 def _result_value(content: Any) -> Any:

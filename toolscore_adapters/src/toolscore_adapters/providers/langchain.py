@@ -14,9 +14,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
+from toolscore_adapters._common import (
+    CallBook,
+    as_plain,
+    lenient_arguments,
+    parse_arguments,
+    read_duration,
+    text_of,
+)
 from toolscore_adapters.providers._shapes import (
     LANGCHAIN,
+    SAMPLE,
     Place,
     check_styles,
     list_confidence,
@@ -126,8 +134,8 @@ def _legacy_calls(calls: list[Any], at: str, book: CallBook) -> int:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             raise InputError("a tool call needs a 'function' with a name", location=f"{at}[{j}]")
-        args = parse_arguments(function.get("arguments"), where=f"{at}[{j}].function.arguments")
-        book.call(function["name"], args, call_id=call.get("id"), location=f"{at}[{j}]")
+        args, invalid = lenient_arguments(function.get("arguments"), where=f"{at}[{j}].function.arguments")
+        book.call(function["name"], args, call_id=call.get("id"), location=f"{at}[{j}]", metadata=invalid)
     return len(calls)
 
 
@@ -137,6 +145,34 @@ def _result_value(content: Any) -> Any:
         text = text_of(content)
         return text if text is not None else content
     return content
+
+
+# Role names of LangChain's own message types; "user"/"assistant" beside them mean the same.
+_ROLE_KINDS = {"human": "human", "ai": "ai", "tool": "tool", "system": "system", "function": "function",
+               "user": "human", "assistant": "ai"}
+
+
+def role_form(messages: Any) -> Any:
+    """A list of plain dicts that name LangChain's kinds as ``role`` (``{"role": "human"}``,
+    ``{"role": "ai", "tool_calls": [...]}``, as tool-scorer 1.10.0 read them), rewritten to
+    the flat ``type`` form. Only when some message says ``human`` or ``ai``: that is what
+    makes the list LangChain's rather than an OpenAI chat."""
+    if not isinstance(messages, list) or not any(
+        isinstance(m, dict) and "type" not in m and m.get("role") in ("human", "ai") for m in messages[:SAMPLE]
+    ):  # a sample, as detection looks at: a long plain chat is not scanned whole
+        return messages
+    out = []
+    for m in messages:
+        role = m.get("role") if isinstance(m, dict) and "type" not in m else None
+        kind = _ROLE_KINDS.get(role) if isinstance(role, str) else None
+        if kind is None:
+            out.append(m)
+            continue
+        rewritten = {k: v for k, v in m.items() if k != "role"}
+        rewritten["type"] = kind
+        rewritten.setdefault("content", "")
+        out.append(rewritten)
+    return out
 
 
 class LangChainAdapter(TraceAdapter):
@@ -150,7 +186,7 @@ class LangChainAdapter(TraceAdapter):
             return 0.9
         if isinstance(data, dict):
             return 0.85 if list_confidence([data], LANGCHAIN, neutral=0.0) == 0.9 else 0.0
-        return list_confidence(data, LANGCHAIN, neutral=0.0)
+        return list_confidence(role_form(data), LANGCHAIN, neutral=0.0)
 
     def load(self, data: Any) -> Trace:
         if isinstance(data, tuple):
@@ -160,4 +196,4 @@ class LangChainAdapter(TraceAdapter):
                 data = [data]
             else:
                 raise InputError(f"is not a LangChain message list (a {type(data).__name__})")
-        return read_messages(data, placer([]), self.name)
+        return read_messages(role_form(data), placer([]), self.name)

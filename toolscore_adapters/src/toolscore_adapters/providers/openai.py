@@ -17,9 +17,11 @@ from typing import Any, ClassVar
 
 from toolscore_adapters._common import (
     CallBook,
+    MalformedArguments,
     arguments_at,
     as_plain,
-    parse_arguments,
+    invalid_arguments_metadata,
+    lenient_arguments,
     paused_gc,
     read_duration,
     text_of,
@@ -109,12 +111,17 @@ def unwrap_completion(data: Any) -> tuple[list[Any], Place, dict[str, Any]]:
                          expected="a ChatCompletion, a {\"messages\": [...]} body or a list of messages")
     if isinstance(data.get("choices"), list):
         choices = data["choices"]
-        if not choices:
-            raise InputError("the chat completion has no choices", location="$.choices")
+        meta = {k: data[k] for k in ("id", "model") if isinstance(data.get(k), str)}
+        if not choices:  # a completion with no choices made no calls (tool-scorer read it so)
+            return [], placer(["choices"]), meta
         message = as_plain(field(choices[0], "message"))
         if not isinstance(message, dict):
             raise InputError("the first choice has no message", location="$.choices[0].message")
-        meta = {k: data[k] for k in ("id", "model") if isinstance(data.get(k), str)}
+        if "role" not in message:  # a choice's message is the assistant's, even when role is left out
+            message = {"role": "assistant", **message}
+        finish = field(choices[0], "finish_reason")
+        if isinstance(finish, str):
+            meta["finish_reason"] = finish  # "length": the answer (and its arguments) was cut off
         if len(choices) > 1:
             meta["choices"] = len(choices)
         return [message], placer(["choices", 0, "message"], single=True), meta
@@ -140,7 +147,12 @@ class OpenAIChatAdapter(TraceAdapter):
                 return 0.95
             choices = data.get("choices")
             if isinstance(choices, list) and choices and isinstance(field(choices[0], "message"), dict):
-                return 0.8 if "role" in field(choices[0], "message") else 0.0
+                message = field(choices[0], "message")
+                if "role" in message:
+                    return 0.8
+                return 0.75 if not {"content", "tool_calls", "function_call"}.isdisjoint(message) else 0.0
+            if choices == [] and set(data) <= {"choices", "id", "model", "object", "created", "usage"}:
+                return 0.6  # a completion with no choices: no calls
             if isinstance(data.get("messages"), list):
                 return list_confidence(data["messages"], OPENAI, neutral=0.3) * 0.95
             if data.get("role") == "assistant" and (data.get("tool_calls") or data.get("function_call")):
@@ -222,8 +234,12 @@ class OpenAIChatAdapter(TraceAdapter):
                     if not isinstance(function, dict):
                         raise InputError("a tool call needs a 'function' object", location=f"{at}.function")
                 name = _tool_name(function.get("name"), f"{at}.function.name")
-                args = arguments_at(function.get("arguments"), at, ".function.arguments")
-                book.call(name, args, call.get("id"), at)
+                try:
+                    args = arguments_at(function.get("arguments"), at, ".function.arguments")
+                    book.call(name, args, call.get("id"), at)
+                except MalformedArguments as exc:  # e.g. cut off by finish_reason "length"
+                    book.call(name, None, call.get("id"), at,
+                              invalid_arguments_metadata(function.get("arguments"), exc.reason))
                 made += 1
         elif tool_calls is not None and tool_calls != [] and not isinstance(tool_calls, list):
             raise InputError("'tool_calls' must be a list", location=f"{where}.tool_calls")
@@ -234,8 +250,8 @@ class OpenAIChatAdapter(TraceAdapter):
             if not isinstance(legacy, dict):
                 raise InputError("'function_call' must be an object", location=at)
             name = _tool_name(legacy.get("name"), f"{at}.name")
-            args = parse_arguments(legacy.get("arguments"), where=f"{at}.arguments")
-            book.call(name, args, location=at)
+            args, meta = lenient_arguments(legacy.get("arguments"), where=f"{at}.arguments")
+            book.call(name, args, location=at, metadata=meta)
             made += 1
         return made
 

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
+from toolscore_adapters._common import (
+    CallBook,
+    as_plain,
+    lenient_arguments,
+    parse_arguments,
+    read_duration,
+    text_of,
+)
 from toolscore_adapters.providers._shapes import (
     RESPONSES,
     check_styles,
@@ -83,9 +90,12 @@ class OpenAIResponsesAdapter(TraceAdapter):
             at = place(index)
             kind = item.get("type")
             if kind == "function_call":
-                args = parse_arguments(item.get("arguments"), where=f"{at}.arguments")
+                args, invalid = lenient_arguments(item.get("arguments"), where=f"{at}.arguments")
+                item_meta = _item_meta(item)
+                if invalid:
+                    item_meta = {**(item_meta or {}), **invalid}
                 book.call(_name(item.get("name"), at), args, call_id=item.get("call_id") or item.get("id"),
-                          location=at, metadata=_item_meta(item))
+                          location=at, metadata=item_meta)
                 final = None
             elif kind == "custom_tool_call":
                 book.call(_name(item.get("name"), at), {"input": item.get("input")},

@@ -1,6 +1,9 @@
 """The kernel's own trace format: a plain list of call dicts (``format="custom"``).
 
-This is what ``toolscore mcp record`` users hand-edit and what tests write inline::
+This is what ``toolscore mcp record`` users hand-edit and what tests write inline (tool-scorer
+1.10.0's spellings ``name``/``arguments``/``output``/``elapsed`` and its ``cost`` and
+``timestamp`` read too; any other key is kept in the call's metadata and listed by
+``toolscore validate``, never dropped)::
 
     [{"tool": "get_weather", "args": {"city": "NYC"}, "result": "...", "is_error": false,
       "error": null, "duration": 0.12}]
@@ -21,6 +24,26 @@ from toolscore_core.kernel.plugins import hookimpl
 
 _CALL_FIELDS = {"tool", "args", "id", "call_id", "result", "structured_result", "is_error", "error",
                 "duration", "denied", "denied_reason", "provider", "index", "metadata"}
+# The other spellings people (and tool-scorer 1.10.0's examples) write for the same things.
+_TOOL_KEYS = ("tool", "name", "function")
+_ARGS_KEYS = ("args", "arguments", "input")
+_RESULT_KEYS = ("result", "output")
+_DURATION_KEYS = ("duration", "elapsed")
+_EXTRA_KEYS = ("cost", "timestamp", "time", "duration_ms")  # kept in the call's metadata under their own name
+_KNOWN_FIELDS = _CALL_FIELDS | set(_TOOL_KEYS) | set(_ARGS_KEYS) | set(_RESULT_KEYS) | set(_DURATION_KEYS) | set(
+    _EXTRA_KEYS)
+
+
+def _first(item: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
+    """The first of ``keys`` present in ``item`` and its value (``(None, None)`` if none is)."""
+    for key in keys:
+        if key in item:
+            return key, item[key]
+    return None, None
+
+
+def _named(call: Any) -> bool:
+    return isinstance(call, dict) and any(isinstance(call.get(k), str) for k in _TOOL_KEYS)
 
 
 class CustomCallListAdapter(TraceAdapter):
@@ -36,6 +59,9 @@ class CustomCallListAdapter(TraceAdapter):
                 return 0.05  # an empty run: ours, weakly, so evaluate(actual=[]) scores 0
             if all(isinstance(c, dict) and "tool" in c and set(c) <= _CALL_FIELDS for c in calls):
                 return 0.9
+            if all(_named(c) and set(c) <= _KNOWN_FIELDS for c in calls):
+                # tool-scorer's spellings (name/arguments/output, cost, timestamp): ours, a little less surely
+                return 0.85 if all("tool" in c for c in calls) else 0.7
             if all(isinstance(c, ToolCall) for c in calls):
                 return 1.0
         return 0.0
@@ -54,6 +80,9 @@ class CustomCallListAdapter(TraceAdapter):
             raise InputError("is not a list of tool calls", location=json_path(prefix),
                              expected='a list of {"tool": NAME, "args": {...}} objects')
         calls = tuple(self._call(c, [*prefix, i]) for i, c in enumerate(calls_data))
+        unknown = sorted({k for c in calls_data if isinstance(c, dict) for k in c if k not in _KNOWN_FIELDS})
+        if unknown:  # kept in each call's metadata; `toolscore validate` lists them
+            metadata["unknown_keys"] = unknown
         return Trace(calls=calls,
                      final_answer=final_answer, source_format=self.name, metadata=metadata)
 
@@ -62,26 +91,42 @@ class CustomCallListAdapter(TraceAdapter):
             return item
         if not isinstance(item, dict):
             raise InputError(f"a call must be an object, not {type(item).__name__}", location=json_path(where))
-        tool = item.get("tool")
+        tool_key, tool = _first(item, _TOOL_KEYS)
         if not isinstance(tool, str) or not tool:
-            raise InputError(f"'tool' must be a non-empty string, not {tool!r}", location=json_path([*where, "tool"]))
-        args = item.get("args", {})
-        if args is not None and not isinstance(args, dict):
-            raise InputError(f"'args' must be an object, not {type(args).__name__}", location=json_path([*where, "args"]))
-        duration = item.get("duration")
+            raise InputError(f"'{tool_key or 'tool'}' must be a non-empty string, not {tool!r}",
+                             location=json_path([*where, tool_key or "tool"]),
+                             expected='a call such as {"tool": "get_weather", "args": {"city": "NYC"}}')
+        metadata = dict(item.get("metadata") or {})
+        args_key, args = _first(item, _ARGS_KEYS)
+        args = {} if args_key is None else args
+        if isinstance(args, str):
+            args = _arguments_text(args, metadata)
+        elif args is not None and not isinstance(args, dict):
+            raise InputError(f"'{args_key}' must be an object, not {type(args).__name__}",
+                             location=json_path([*where, args_key or "args"]))
+        duration_key, duration = _first(item, _DURATION_KEYS)
+        if duration is None and isinstance(item.get("duration_ms"), (int, float)):
+            duration_key, duration = "duration_ms", item["duration_ms"] / 1000
         if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float))):
-            raise InputError("'duration' must be a number of seconds", location=json_path([*where, "duration"]))
+            raise InputError(f"'{duration_key}' must be a number of seconds", location=json_path([*where, duration_key or "duration"]))
+        result_key, result = _first(item, _RESULT_KEYS)
         is_error = item.get("is_error")
         error = item.get("error")
         if is_error is None and error:
             is_error = True
-        if is_error is None and "result" in item:
-            is_error = False
+        if is_error is None and result_key is not None:
+            is_error = False  # an answer and no error: it succeeded
+        for key in _EXTRA_KEYS:
+            if key in item:
+                metadata[key] = item[key]
+        for key, value in item.items():  # nothing is dropped: unknown keys stay with the call
+            if key not in _KNOWN_FIELDS:
+                metadata.setdefault(key, value)
         return ToolCall(
             tool=tool,
             args=args,
             id=item.get("id", item.get("call_id")),
-            result=item.get("result"),
+            result=result,
             structured_result=item.get("structured_result"),
             is_error=None if is_error is None else bool(is_error),
             error=None if error is None else str(error),
@@ -90,8 +135,27 @@ class CustomCallListAdapter(TraceAdapter):
             denied_reason=item.get("denied_reason"),
             provider=item.get("provider"),
             index=item.get("index"),
-            metadata=dict(item.get("metadata") or {}),
+            metadata=metadata,
         )
+
+
+def _arguments_text(text: str, metadata: dict[str, Any]) -> dict[str, Any] | None:
+    """Arguments written as a JSON string (as models send them): parsed when they are a JSON
+    object; otherwise unknown, with the raw text and the reason kept in ``metadata`` so the
+    call is reported as malformed instead of the whole trace being rejected."""
+    import json
+
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        metadata.update(raw_arguments=text, arguments_error=f"not valid JSON: {exc}")
+        return None
+    if isinstance(value, dict):
+        return value
+    metadata.update(raw_arguments=text, arguments_error=f"a JSON {type(value).__name__}, not an object")
+    return None
 
 
 @hookimpl

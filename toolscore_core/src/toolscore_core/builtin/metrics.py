@@ -106,12 +106,13 @@ class Redundancy(Metric):
 
 
 class RequiredCallRecall(Metric):
-    """Share of expected calls that were made AND succeeded.
+    """Share of expected calls that were made and did not fail.
 
-    An expected call counts when its paired actual call (same tool) succeeded: not an
-    error, not denied. A call whose outcome is unknown (``is_error=None``) counts only when
-    the trace records no outcome for any call (a plain list of tool + args), since then
-    "unknown" is the format's limit, not a sign of trouble.
+    An expected call counts when its paired actual call (same tool) is not known to have
+    failed: not an error, not denied. A call whose outcome is unknown (``is_error=None``:
+    neither a result nor an error was recorded) counts as completed and is listed under
+    ``unknown``: an unrecorded outcome is not a failure, even when other calls of the trace
+    do record theirs (a call list where only the failures carry ``error`` is common).
     """
 
     name: ClassVar[str] = "required_call_recall"
@@ -123,17 +124,20 @@ class RequiredCallRecall(Metric):
         completed: list[int] = []
         failed: list[int] = []
         missing: list[int] = []
+        unknown: list[int] = []
         for i, j in enumerate(context.pairing.expected_to_actual):
             if j is None:
                 missing.append(i)
                 continue
             call = calls[j]
-            ok = call.succeeded or (call.is_error is None and not call.denied and not context.outcomes_recorded)
+            ok = call.is_error is not True and not call.denied
             (completed if ok else failed).append(i)
+            if ok and call.is_error is None:
+                unknown.append(i)
         n = len(context.expected)
         value = 1.0 if n == 0 else len(completed) / n
         details = {"completed": len(completed), "required": n, "missing": missing[:50], "failed": failed[:50],
-                   "outcomes_recorded": context.outcomes_recorded}
+                   "unknown_outcome": len(unknown), "outcomes_recorded": context.outcomes_recorded}
         return MetricResult(value=value, details=details)
 
 

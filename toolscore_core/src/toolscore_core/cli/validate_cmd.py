@@ -102,13 +102,34 @@ def report_data(path: Path, trace: Trace, ranking: list[tuple[str, float]], forc
                 "outcome": outcome(c),
                 "error": None if c.error is None else truncate(redact(c.error), 300),
                 "duration": c.duration,
+                # arguments the model wrote as broken JSON: why, and the raw text (redacted, cut)
+                "arguments_error": c.metadata.get("arguments_error"),
+                "raw_arguments": _raw_arguments(c),
             }
             for i, c in enumerate(trace.calls)
         ],
+        # keys of the trace's call records that no reader knows: kept in each call's
+        # metadata, listed here so nothing is dropped without the user seeing it
+        "unknown_keys": list(trace.metadata.get("unknown_keys", [])),
         # the answer is text from outside like any other: credentials in it are never printed
         "final_answer": None if trace.final_answer is None else truncate(redact(str(trace.final_answer)), 10_000),
         "unmatched_results": list(trace.metadata.get("unmatched_results", [])),
     }
+
+
+def _raw_arguments(call: ToolCall) -> str | None:
+    from toolscore_core.reports.text import redact, truncate
+
+    raw = call.metadata.get("raw_arguments") if "arguments_error" in call.metadata else None
+    return None if raw is None else truncate(redact(str(raw)), 300)
+
+
+def _args_cell(call: dict[str, Any]) -> str:
+    from toolscore_core.reports.text import visible
+
+    if call.get("arguments_error"):
+        return visible("(invalid JSON) " + str(call.get("raw_arguments") or ""), ARGS_PREVIEW)
+    return _preview(call["args"])
 
 
 def _preview(args: Any, limit: int | None = ARGS_PREVIEW) -> str:
@@ -144,11 +165,18 @@ def render_plain(data: dict[str, Any]) -> str:
     if data["unmatched_results"]:
         lines.append(f"  warning       {len(data['unmatched_results'])} result(s) match no call: "
                      + ", ".join(visible(str(r), 80) for r in data["unmatched_results"][:5]))
+    invalid = [c for c in calls if c.get("arguments_error")]
+    if invalid:
+        lines.append(f"  warning       {len(invalid)} call(s) have arguments that are not a JSON object "
+                     f"(call {invalid[0]['index'] + 1}: {visible(str(invalid[0]['arguments_error']), 80)})")
+    if data.get("unknown_keys"):
+        lines.append("  unknown keys  " + ", ".join(visible(str(k), 40) for k in data["unknown_keys"][:20])
+                     + " (kept in each call's metadata; not scored)")
     lines.append("")
     rows = [("#", "tool", "args", "outcome", "duration")]
     for c in calls:
         duration = "-" if c["duration"] is None else f"{c['duration'] * 1000:.0f} ms"
-        rows.append((str(c["index"] + 1), visible(str(c["tool"]), 120), _preview(c["args"]), c["outcome"], duration))
+        rows.append((str(c["index"] + 1), visible(str(c["tool"]), 120), _args_cell(c), c["outcome"], duration))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         lines.append("  " + "  ".join(row[i].ljust(widths[i]) for i in range(4)) + "  " + row[4])
@@ -172,7 +200,7 @@ def render_rich(data: dict[str, Any]) -> None:
     style = {"ok": "green", "FAILED": "bold red", "unknown": "yellow", "denied": "magenta"}
     for c in data["calls"]:
         duration = "-" if c["duration"] is None else f"{c['duration'] * 1000:.0f} ms"
-        table.add_row(str(c["index"] + 1), Text(visible(str(c["tool"]), 120)), Text(_preview(c["args"])),
+        table.add_row(str(c["index"] + 1), Text(visible(str(c["tool"]), 120)), Text(_args_cell(c)),
                       Text(c["outcome"], style=style[c["outcome"]]), duration)
     console.print(table)
 

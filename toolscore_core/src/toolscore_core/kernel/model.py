@@ -197,7 +197,7 @@ class CallPair:
     argument_scores: dict[str, float] = attrs.field(factory=dict)
     reason: str = ""
     # Per-argument problems of a same-tool pair, already redacted and shortened:
-    # {"argument", "problem" (mismatch|missing|unexpected|not recorded), "expected", "actual"}.
+    # {"argument", "problem" (mismatch|missing|unexpected|not recorded|invalid JSON), "expected", "actual"}.
     mismatches: tuple[dict[str, str], ...] = attrs.field(factory=tuple, converter=_as_tuple)
 
 

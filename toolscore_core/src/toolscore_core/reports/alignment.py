@@ -50,8 +50,23 @@ class Row:
     def ok(self) -> bool:
         return self.status == "match"
 
+    @property
+    def call_failed(self) -> bool:
+        """The actual call answers the expectation but is known to have failed or been denied:
+        a "✓ match" alone would hide that the answer the agent got was an error."""
+        call = self.actual_call
+        return call is not None and (call.is_error is True or call.denied)
+
     def status_text(self) -> str:
         if self.status == "match":
+            call = self.actual_call
+            if call is not None and call.denied:
+                return "✓ match, but the call was denied"
+            if call is not None and call.is_error is True:
+                from toolscore_core.reports.text import visible
+
+                detail = visible(call.error or call.result, 80) if (call.error or call.result) else ""
+                return "✓ match, but the call failed" + (f": {detail}" if detail else "")
             return "✓ match"
         if self.status == "missing":
             return "missing: never called"
@@ -160,7 +175,7 @@ def _paired_row(number: int, e_index: int, call: ExpectedCall, a_index: int, got
 def problem_rows(rows: list[Row], limit: int) -> tuple[list[Row], int]:
     """At most ``limit`` rows worth showing (all rows when few, else only the problems),
     and how many were left out."""
-    shown = rows if len(rows) <= limit else [r for r in rows if not r.ok]
+    shown = rows if len(rows) <= limit else [r for r in rows if not r.ok or r.call_failed]
     return shown[:limit], len(shown) - min(len(shown), limit)
 
 

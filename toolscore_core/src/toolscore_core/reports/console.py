@@ -103,7 +103,7 @@ def build_blocks(data: ReportData) -> list[Any]:
         blocks.append(Text())
 
     rows, left_out = problem_rows(list(data.rows), MAX_ROWS)
-    if any(not r.ok for r in data.rows):
+    if any(not r.ok or r.call_failed for r in data.rows):
         blocks.append(calls_table(rows, left_out))
         blocks.append(Text())
 
@@ -163,6 +163,8 @@ def calls_table(rows: list[Any], left_out: int, *, title: str = "Expected vs Act
         # problems quote argument names and values from the trace: control characters visible
         status = "\n".join(escape_controls(p) for p in row.problems) if row.problems else row.status_text()
         style = {"match": "green", "missing": "red", "unexpected": "yellow"}.get(row.status, "red")
+        if row.call_failed:
+            style = "red"
         table.add_row(str(row.number), row.expected or "-", row.actual or "-", _styled(status, style))
     if left_out:
         table.caption = f"… {left_out} more row(s) not shown"
