@@ -84,9 +84,9 @@ def test_unknown_weight_name_suggests_the_right_one() -> None:
     assert "did you mean 'required_call_recall'" in str(info.value)
 
 
-@pytest.mark.parametrize("bad", [-1, "0.3", True, float("nan")])
+@pytest.mark.parametrize("bad", [-1, "0.3", True, float("nan"), float("inf")])
 def test_bad_weight_values_are_input_errors(bad: object) -> None:
-    with pytest.raises(InputError, match="not a non-negative number"):
+    with pytest.raises(InputError, match="not a finite non-negative number"):
         evaluate([{"tool": "a"}], [{"tool": "a"}], weights={"redundancy": bad})  # type: ignore[dict-item]
 
 
@@ -127,12 +127,13 @@ def test_a_registered_third_party_metric_can_be_weighted(plugin_manager, registe
     assert weighted.weights["brevity"] == pytest.approx(1 / 2)
 
 
-def test_unknown_outcomes_count_as_completed_only_without_any_outcome_information() -> None:
+def test_unknown_outcomes_are_never_counted_as_failed() -> None:
     gold = [{"tool": "a"}, {"tool": "b"}]
     plain = evaluate(gold, [{"tool": "a"}, {"tool": "b"}])
     assert plain.required_call_recall == 1.0
-    mixed = evaluate(gold, [{"tool": "a", "is_error": False}, {"tool": "b"}])
-    assert mixed.required_call_recall == 0.5
+    mixed = evaluate(gold, [{"tool": "a", "is_error": False}, {"tool": "b"}])  # b: unknown, not failed
+    assert mixed.required_call_recall == 1.0
+    assert mixed.metrics["required_call_recall"]["details"]["unknown_outcome"] == 1
     denied = evaluate(gold, [{"tool": "a", "is_error": False}, {"tool": "b", "denied": True}])
     assert denied.required_call_recall == 0.5
 

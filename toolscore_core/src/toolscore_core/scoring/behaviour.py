@@ -17,8 +17,10 @@ from typing import Any
 # re-exported here because scoring code has always imported them from this module.
 from toolscore_core.kernel.jsonsafe import MAX_ITEMS, MAX_STRING, bounded
 from toolscore_core.kernel.model import Finding, ForbiddenRule, ToolCall
-from toolscore_core.scoring.matchers import Regex, canonical, matches
+from toolscore_core.scoring.forbidden_match import rule_value_matches
+from toolscore_core.scoring.matchers import canonical
 from toolscore_core.scoring.secrets import find_secrets, redact_text
+from toolscore_core.scoring.tool_names import same_tool
 
 
 def _tool_counts(calls: Sequence[ToolCall], indexes: Sequence[int]) -> str:
@@ -56,6 +58,9 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
     repeats = Counter(keys)
     identical = sum(n - 1 for n in repeats.values())
     durations = [c.duration for c in calls if c.duration is not None]
+    # Arguments the model wrote that are not a JSON object (an answer cut off by max_tokens,
+    # or malformed): the adapter kept the call with unknown arguments and the raw text.
+    invalid = [i for i, c in enumerate(calls) if c.metadata and "arguments_error" in c.metadata]
     figures: dict[str, Any] = {
         "total_calls": total,
         "error_count": len(failed),
@@ -69,8 +74,11 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
         "mean_duration": sum(durations) / len(durations) if durations else None,
         "failed_calls": failed[:MAX_ITEMS],
         "blind_retries": retries[:MAX_ITEMS],
+        "invalid_arguments_count": len(invalid),
     }
     findings: list[Finding] = []
+    if invalid:
+        findings.append(_invalid_arguments_finding(calls, invalid))
     if failed:
         first = calls[failed[0]]
         findings.append(Finding(
@@ -112,6 +120,22 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
     return figures, findings
 
 
+def _invalid_arguments_finding(calls: Sequence[ToolCall], invalid: list[int]) -> Finding:
+    first = calls[invalid[0]]
+    raw = first.metadata.get("raw_arguments")
+    n = len(invalid)
+    return Finding(
+        severity="error", code="invalid-arguments",
+        message=(f"{n} of {len(calls)} tool calls have arguments that are not a JSON object "
+                 f"(call {invalid[0] + 1} {first.tool}: {first.metadata.get('arguments_error')})"),
+        call_index=invalid[0], tool=first.tool,
+        evidence=bounded(redact_text(raw[:1000]), max_string=200) if isinstance(raw, str) else None,
+        fix="If the answer was cut off (finish_reason \"length\"), raise max_tokens or shorten the context; "
+            "otherwise use structured outputs / strict tool schemas so the model writes valid JSON",
+        details={"category": "behavior", "calls": invalid[:MAX_ITEMS]},
+    )
+
+
 def security(calls: Sequence[ToolCall]) -> tuple[dict[str, Any], list[Finding]]:
     """Credentials passed in tool arguments (only their previews are kept)."""
     secrets: list[dict[str, Any]] = []
@@ -141,7 +165,7 @@ def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool:
     a full match: a policy that forbids ``rm -rf`` must also catch ``sudo rm -rf /srv``,
     and the seed's policy file (``{"$regex": "rm -rf"}``) is written that way.
     """
-    if rule.tool is not None and rule.tool != call.tool:
+    if rule.tool is not None and not same_tool(rule.tool, call):  # mcp__<server>__<tool> is <tool>
         return False
     if not rule.args:
         return True
@@ -151,9 +175,8 @@ def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool:
 
 
 def _rule_value_matches(expected: Any, actual: Any) -> bool:
-    if isinstance(expected, Regex):
-        return expected.search(actual)
-    return matches(expected, actual)
+    # $regex and a text $contains search every string, nested and argv-joined (forbidden_match)
+    return rule_value_matches(expected, actual)
 
 
 def policy(calls: Sequence[ToolCall], rules: Sequence[ForbiddenRule]) -> tuple[list[dict[str, Any]], list[Finding]]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import gc
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -46,7 +47,9 @@ from toolscore_core.scoring.honesty import honesty
 from toolscore_core.scoring.matchers import canonical
 from toolscore_core.scoring.modes import DEFAULT_MODE, check_mode
 from toolscore_core.scoring.pairing import Pairing, pair_calls
+from toolscore_core.scoring.tool_names import align_expected
 from toolscore_core.scoring.verdict import grade_for, verdict_for
+from toolscore_core.scoring.weight_names import current_weight_name
 
 if TYPE_CHECKING:
     from toolscore_core.kernel.interfaces import Judge
@@ -115,6 +118,7 @@ def resolve_weights(registry: Registry, *layers: Mapping[str, Any] | None, file:
     weights = {name: float(getattr(registry.get(name), "default_weight", 0.0)) for name in registry.names()}
     for layer in layers:
         for name, value in (layer or {}).items():
+            name = current_weight_name(name)  # an old name means the new metric
             if name not in registry:
                 try:
                     registry.get(str(name))  # raises UnknownNameError with did-you-mean
@@ -123,8 +127,9 @@ def resolve_weights(registry: Registry, *layers: Mapping[str, Any] | None, file:
                         raise
                     raise InputError(exc.message, file=file, location=f"$.weights.{name}",
                                      expected=exc.expected) from None
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
-                raise InputError(f"weight {name}={value!r} is not a non-negative number", file=file,
+            # inf and NaN are rejected too: inf/inf renormalises to NaN, a silent 0.0 F
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+                raise InputError(f"weight {name}={value!r} is not a finite non-negative number", file=file,
                                  location=f"$.weights.{name}" if file else None,
                                  hint="Use e.g. --weight required_call_recall=0.3")
             weights[name] = float(value)
@@ -201,13 +206,32 @@ def _is_a(value: Any, kind: Any) -> bool:
     return isinstance(kind, type) and isinstance(value, kind)
 
 
+SCORE_DIGITS = 12  # significant digits of the short form a noisy value snaps to
+NOISE_ULPS = 4  # how far (in units in the last place) a value may sit from it to count as noise
+
+
+def clean_score(value: float) -> float:
+    """``value`` without float noise: 0.8500000000000001 -> 0.85, as the seed prints scores.
+
+    Only noise goes: a value within a few units in the last place of a short decimal snaps to
+    it, any other value is kept exactly (2/3 stays 0.6666666666666666, as the seed prints a
+    recall), so a score never moves by more than rounding error.
+    """
+    number = float(value) + 0.0  # + 0.0 turns -0.0 into 0.0
+    if not math.isfinite(number):
+        return number
+    short = float(f"{number:.{SCORE_DIGITS}g}")
+    return short if abs(short - number) <= NOISE_ULPS * math.ulp(number) else number
+
+
 def _combine(results: dict[str, MetricResult], weights: dict[str, float]) -> float:
     counted = {name: w for name, w in weights.items() if results[name].value is not None}
-    total = sum(counted.values())
+    total = math.fsum(counted.values())
     if total <= 0:
         return 0.0
-    score = sum(w * float(results[name].value or 0.0) for name, w in counted.items()) / total
-    return min(1.0, max(0.0, score))
+    # fsum adds exactly, then one rounding: the score a user prints is the figure they expect
+    score = math.fsum(w * float(results[name].value or 0.0) for name, w in counted.items()) / total
+    return clean_score(min(1.0, max(0.0, score)))
 
 
 def _check_result(name: str, result: Any) -> MetricResult:
@@ -216,6 +240,8 @@ def _check_result(name: str, result: Any) -> MetricResult:
     value = result.value
     if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1):
         raise PluginError(f"metric {name!r} returned {value!r}; a metric value must be in [0, 1] or None")
+    if value is not None and type(value) is float and value != (cleaned := clean_score(value)):
+        return attrs.evolve(result, value=cleaned)  # an average such as 0.8000000000000002
     return result
 
 
@@ -282,8 +308,8 @@ def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> 
                         f"expected format, or loosen the expectation with a matcher",
                     details={"category": "score", "expected_index": i, "mismatches": list(pair.mismatches)},
                 ))
-            if context.outcomes_recorded and not call.succeeded:
-                state = "was denied" if call.denied else ("failed" if call.is_error else "has no recorded outcome")
+            if call.denied or call.is_error is True:  # an unknown outcome is not a failure
+                state = "was denied" if call.denied else "failed"
                 findings.append(Finding(
                     severity="warning", code="required-call-failed",
                     message=f"expected call to `{call.tool}` was made but {state} (call {j + 1})",
@@ -327,6 +353,7 @@ def evaluate(
     plugin_manager: PluginManager | None = None,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     judge: Judge | type[Judge] | str | None = None,
+    strict: bool = False,
 ) -> Evaluation:
     """Score ``actual`` (any trace the adapters read) against ``expected``.
 
@@ -345,6 +372,8 @@ def evaluate(
     :param judge: None (deterministic, the default), a judge object, or the name of a
         registered judge: asked once about what exact matching left open (see
         :mod:`toolscore_core.scoring.judging`).
+    :param strict: plain expected numbers must also have the same type (``1`` does not
+        match ``1.0``), as tool-scorer 1.10.0's ``strict`` (see :mod:`toolscore_core.scoring.strict_args`).
     """
     contract = as_contract(expected)
     rules = tuple(contract.forbidden) + as_forbidden(forbidden)
@@ -355,7 +384,12 @@ def evaluate(
     from toolscore_core.kernel.traces import load_trace
 
     trace = load_trace(actual, format=format, pm=pm)
-    return evaluate_loaded(contract.expected, trace, rules, weights, mode=chosen_mode, pm=pm,
+    expected_calls = contract.expected
+    if strict:
+        from toolscore_core.scoring.strict_args import strict_calls
+
+        expected_calls = strict_calls(expected_calls)
+    return evaluate_loaded(expected_calls, trace, rules, weights, mode=chosen_mode, pm=pm,
                            contract_weights=contract.weights, source=contract.source,
                            min_score=min_score if min_score is not None else contract.min_score,
                            metric_options=metric_options, judge=judge)
@@ -416,6 +450,7 @@ def _evaluate_loaded(
     normalised = resolve_weights(registry, contract_weights, weights)
     options = resolve_metric_options(registry, metric_options)
     calls = trace.calls
+    expected = align_expected(expected, calls)  # mcp__<server>__<tool> in the gold is <tool> in the trace
     arg_keys = [canonical(c.args) for c in calls]  # computed once: pairing and loop detection share them
     pairing = pair_calls(expected, calls, actual_keys=arg_keys)
     outcomes_recorded = any(c.is_error is not None or c.denied for c in calls)
@@ -473,7 +508,7 @@ def _evaluate_loaded(
     return Evaluation(
         score=score,
         grade=grade_for(score),
-        verdict=verdict_for(score),
+        verdict=verdict_for(score, min_score),
         selection_accuracy=value("selection_accuracy"),
         argument_f1=value("argument_f1"),
         sequence_accuracy=value("sequence_accuracy"),

@@ -9,10 +9,12 @@ is an object whose one ``$`` key names the matcher:
 
 ========================  =============================================================
 ``{"$any": true}``         ``ANY``: any value (the argument must be present)
-``{"$regex": "FL-\\d+"}``  ``Regex``: the whole string matches (``re.fullmatch``)
+``{"$regex": "FL-\\d+"}``  ``Regex``: the whole string matches (``re.fullmatch``);
+                           ``Regex(p, re.I)`` takes flags (inline ``(?i)`` in JSON)
 ``{"$approx": 40.7, "rel": 0.01, "abs": 0.1}``  ``Approx``: a number within tolerance
                            (``rel`` and ``abs`` optional, defaults 1e-6 and 1e-12)
-``{"$contains": x}``       ``Contains``: substring / list element / dict key or sub-dict
+``{"$contains": x}``       ``Contains``: substring / list or set element / dict key or
+                           sub-dict
 ``{"$one_of": [a, b]}``    ``OneOf``: matches any of the candidates
 ``{"$type": "int"}``       ``IsType``: type name or list of names (``int``, ``float``,
                            ``number``, ``str``, ``bool``, ``list``, ``dict``, ``null``)
@@ -21,7 +23,8 @@ is an object whose one ``$`` key names the matcher:
 ========================  =============================================================
 
 Forms nest: ``{"$one_of": [{"$regex": "a.*"}, 3]}``, and matchers may sit anywhere inside
-dicts and lists of expected values.
+dicts and lists of expected values. A matcher is ``==`` to every value it matches (as
+``unittest.mock.ANY``), so ``assert call.args == {"q": ANY}`` works in plain tests.
 """
 
 from __future__ import annotations
@@ -52,9 +55,16 @@ class Matcher:
         return (repr(self),)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._identity() == other._identity()
+        """Equal to every value it matches, so ``{"q": ANY} == {"q": "x"}`` holds in a plain
+        assert (as with ``unittest.mock.ANY``); two matchers are equal when they are the
+        same matcher (same kind and options), so gold files can still be compared."""
+        if isinstance(other, Matcher):
+            return type(other) is type(self) and self._identity() == other._identity()
+        return self.matches(other)
 
     def __hash__(self) -> int:
+        # by the matcher's own options: consistent with matcher-to-matcher equality (a
+        # matcher equal to many values cannot hash like each of them, as mock.ANY does not)
         return hash((type(self).__name__, self._identity()))
 
 
@@ -90,16 +100,24 @@ class Regex(Matcher):
 
     json_key = "$regex"
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, flags: int = 0) -> None:
         import regex
 
         if not isinstance(pattern, str):
             raise InputError(f"a regex must be a string, not {type(pattern).__name__}")
+        if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~_INLINE_MASK:
+            raise InputError(f"Regex flags must be re flags such as re.IGNORECASE, not {flags!r}",
+                             expected="a combination of re.I, re.M, re.S, re.X, re.A, re.U")
+        engine_flags = 0
+        for flag, letter in _INLINE_FLAGS:  # re's bits, as the regex engine spells them
+            if flags & flag:
+                engine_flags |= getattr(regex, _FLAG_NAMES[letter])
         try:
-            self._compiled = regex.compile(pattern)
+            self._compiled = regex.compile(pattern, engine_flags)
         except (regex.error, re.error) as exc:
             raise InputError(f"invalid regex {pattern!r} ({exc})", hint="Fix the pattern's syntax") from None
         self.pattern = pattern
+        self.flags = int(flags)
         self.origin: tuple[str | None, str | None] = (None, None)  # (file, place in it)
 
     def matches(self, actual: Any) -> bool:
@@ -123,10 +141,24 @@ class Regex(Matcher):
             ) from None
 
     def to_json(self) -> dict[str, Any]:
-        return {"$regex": self.pattern}
+        # flags travel as an inline group, so the JSON form stays one key and round-trips
+        letters = "".join(letter for flag, letter in _INLINE_FLAGS if self.flags & flag)
+        return {"$regex": f"(?{letters}){self.pattern}" if letters else self.pattern}
+
+    def _identity(self) -> tuple[Any, ...]:
+        return (self.pattern, self.flags)
 
     def __repr__(self) -> str:
-        return f"Regex({self.pattern!r})"
+        return f"Regex({self.pattern!r}, flags={self.flags})" if self.flags else f"Regex({self.pattern!r})"
+
+
+# re flags with an inline letter (the regex engine uses other bits for some, e.g. ASCII)
+_FLAG_NAMES = {"a": "ASCII", "i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "u": "UNICODE", "x": "VERBOSE"}
+_INLINE_FLAGS: tuple[tuple[int, str], ...] = (
+    (re.ASCII, "a"), (re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"),
+    (re.UNICODE, "u"), (re.VERBOSE, "x"),
+)
+_INLINE_MASK = sum(flag for flag, _ in _INLINE_FLAGS)
 
 
 def _is_number(value: Any) -> bool:
@@ -134,7 +166,12 @@ def _is_number(value: Any) -> bool:
 
 
 class Approx(Matcher):
-    """A number (not a bool) within ``rel`` (relative) or ``abs`` (absolute) of ``value``."""
+    """A number (not a bool) within ``rel`` (relative) or ``abs`` (absolute) of ``value``.
+
+    As ``pytest.approx``: the tolerance is ``max(rel * |value|, abs)``, relative to the
+    expected value only, so ``Approx(100, rel=0.1)`` accepts 90 to 110 whatever the actual
+    value is (``math.isclose`` would measure against the larger of the two and accept 111).
+    """
 
     json_key = "$approx"
 
@@ -151,7 +188,10 @@ class Approx(Matcher):
             return False
         rel = 1e-6 if self.rel is None else self.rel
         tol = 1e-12 if self.abs is None else self.abs
-        return math.isclose(float(actual), float(self.value), rel_tol=rel, abs_tol=tol)
+        want, got = float(self.value), float(actual)
+        if want == got:
+            return True  # also equal infinities, where the difference below is NaN
+        return math.fabs(got - want) <= max(rel * math.fabs(want), tol)
 
     def to_json(self) -> dict[str, Any]:
         form: dict[str, Any] = {"$approx": self.value}
@@ -167,8 +207,8 @@ class Approx(Matcher):
 
 
 class Contains(Matcher):
-    """Membership: a substring of a string, an element of a list (matchers allowed), a key
-    of a dict, or, when ``item`` is a dict, a sub-dict of a dict (every key present and
+    """Membership: a substring of a string, an element of a list, tuple or set (matchers
+    allowed), a key of a dict, or, when ``item`` is a dict, a sub-dict of a dict (every key present and
     matching)."""
 
     json_key = "$contains"
@@ -180,7 +220,7 @@ class Contains(Matcher):
         item = self.item
         if isinstance(actual, str):
             return isinstance(item, str) and item in actual
-        if isinstance(actual, (list, tuple)):
+        if isinstance(actual, (list, tuple, set, frozenset)):
             return any(matches(item, element) for element in actual)
         if isinstance(actual, dict):
             if isinstance(item, dict):

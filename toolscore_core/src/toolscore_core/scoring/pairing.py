@@ -138,8 +138,10 @@ def explain_arguments(expected: ExpectedCall, actual: ToolCall) -> tuple[dict[st
         return scores, ()
     act = actual.args
     if act is None:
-        return {k: 0.0 for k in exp}, ({"argument": "*", "problem": "not recorded",
-                                         "expected": preview_value(exp), "actual": "not recorded"},)
+        # arguments the model wrote as broken JSON were kept as raw text by the adapter
+        problem = "invalid JSON" if actual.metadata and "arguments_error" in actual.metadata else "not recorded"
+        return {k: 0.0 for k in exp}, ({"argument": "*", "problem": problem,
+                                         "expected": preview_value(exp), "actual": problem},)
     if not exp and act:
         for key, value in act.items():
             scores[key] = 0.0
