@@ -74,9 +74,9 @@ def test_with_score_is_the_bar() -> None:
     assert half.with_score(0.0).run().score < 0.9
 
 
-def test_chains_are_immutable_so_bases_can_be_shared() -> None:
+def test_copy_lets_a_base_be_shared() -> None:
     base = expect(BOOKED).calls("search_flights")
-    longer = base.then_calls("book_flight")
+    longer = base.copy().then_calls("book_flight")
     assert len(base.expected) == 1
     assert len(longer.expected) == 2
 
@@ -108,8 +108,6 @@ def test_misuse_is_a_clear_input_error() -> None:
         expect(flight_agent).calls("search_flights").run()
     with pytest.raises(InputError, match="not an agent"):
         expect(BOOKED).on("hello").calls("search_flights").run()
-    with pytest.raises(InputError, match="earlier calls"):
-        expect(BOOKED).then_calls("book_flight")
     with pytest.raises(InputError, match="between 0 and 1"):
         expect(BOOKED).with_score(90)
     with pytest.raises(InputError, match="non-empty string"):

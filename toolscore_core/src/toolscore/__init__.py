@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from toolscore_core.kernel.model import ToolCall as ToolCall
     from toolscore_core.kernel.model import Trace as Trace
     from toolscore_core.kernel.traces import load_trace as load_trace
+    from toolscore_core.scoring.assertions import ToolScoreAssertionError as ToolScoreAssertionError
     from toolscore_core.scoring.assertions import ToolscoreAssertionError as ToolscoreAssertionError
     from toolscore_core.scoring.assertions import assert_tools as assert_tools
     from toolscore_core.scoring.assertions import test_agent as test_agent
@@ -64,6 +65,7 @@ _NAMES: dict[str, tuple[str, str]] = {
     "test_agent_async": ("toolscore_core.scoring.assertions", "toolscore-core"),
     "expect": ("toolscore_core.scoring.fluent", "toolscore-core"),
     "ToolscoreAssertionError": ("toolscore_core.scoring.assertions", "toolscore-core"),
+    "ToolScoreAssertionError": ("toolscore_core.scoring.assertions", "toolscore-core"),  # tool-scorer 1.10.0's name
     "ANY": ("toolscore_core.scoring.matchers", "toolscore-core"),
     "Regex": ("toolscore_core.scoring.matchers", "toolscore-core"),
     "Approx": ("toolscore_core.scoring.matchers", "toolscore-core"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -45,6 +45,14 @@ class ToolscoreGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(self._table(ctx))
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # click turns Ctrl-C into "Aborted!" and exit 1, the code of a failed check; a CI
+        # step must be able to tell "stopped" from "failed", so it is 130 (128 + SIGINT).
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _interrupted()
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         from toolscore_core.kernel.errors import PluginConflictError
@@ -88,7 +96,8 @@ def cli(ctx: click.Context) -> None:
       toolscore mcp test "python server.py"    grade your own MCP server
       toolscore plugins                        what is installed, and what is broken
 
-    Exit codes: 0 ok, 1 the check failed, 2 bad usage or input, 3 stopped by budget.
+    Exit codes: 0 ok, 1 the check failed, 2 bad usage or input, 3 stopped by budget,
+    130 interrupted (Ctrl-C).
     """
     ctx.ensure_object(App)
 
@@ -97,6 +106,8 @@ def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: a Toolscore error becomes one paragraph and its exit code."""
     try:
         return cli.main(args=argv, prog_name="toolscore", standalone_mode=True)
+    except KeyboardInterrupt:  # outside a command (while the group itself is set up)
+        _interrupted()
     except Exception as exc:  # a ToolscoreError raised outside click's own handling (result callbacks)
         # imported here, not at the top: `toolscore --help` never needs the errors module
         from toolscore_core.kernel.errors import ToolscoreError
@@ -105,6 +116,15 @@ def main(argv: list[str] | None = None) -> Any:
             raise
         _fail(exc)
     return None
+
+
+#: Exit code after Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
+
+
+def _interrupted() -> NoReturn:
+    print("toolscore: interrupted", file=sys.stderr)
+    raise SystemExit(INTERRUPTED)
 
 
 def _fail(exc: BaseException) -> None:

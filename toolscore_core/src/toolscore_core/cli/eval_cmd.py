@@ -34,7 +34,7 @@ def parse_weights(values: tuple[str, ...]) -> dict[str, float] | None:
             value = float(number)
         except ValueError:
             raise InputError(f"--weight {raw!r}: {number!r} is not a number",
-                             expected="e.g. --weight sequence=0.5") from None
+                             expected="e.g. --weight sequence_accuracy=0.5") from None
         if not value >= 0 or value == float("inf"):
             raise InputError(f"--weight {raw!r}: a weight must be a finite number >= 0")
         weights[name] = value
@@ -113,20 +113,22 @@ def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None,
     evaluation and the forbidden rules it was checked against (gold file's first), which
     reports list one by one.
     """
+    from toolscore_core.cli.eval_output import deprecation_notes
     from toolscore_core.scoring.contracts import load_forbidden
     from toolscore_core.scoring.evaluation import evaluate_trace
 
     extra_rules = list(load_forbidden(Path(forbidden_file))) if forbidden_file is not None else []
-    evaluation = evaluate_trace(
-        Path(gold), Path(trace),
-        forbidden=extra_rules or None,
-        weights=weights,
-        format=trace_format,
-        mode=mode,
-        min_score=min_score,
-        plugin_manager=app.pm,
-        metric_options=metric_options,
-    )
+    with deprecation_notes():  # e.g. the old weight name redundant_rate, as one stderr line
+        evaluation = evaluate_trace(
+            Path(gold), Path(trace),
+            forbidden=extra_rules or None,
+            weights=weights,
+            format=trace_format,
+            mode=mode,
+            min_score=min_score,
+            plugin_manager=app.pm,
+            metric_options=metric_options,
+        )
     from toolscore_core.cli.notices import warn_about_reading
 
     warn_about_reading(evaluation.actual)  # e.g. a cut-off last line that was skipped
@@ -176,13 +178,16 @@ def _stdout() -> IO[str]:
 @click.option("--report", default="console", show_default=True, metavar="FORMAT",
               help="console, md, html, json or junit (or a plugin's format).")
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE (the console summary still prints).")
+@click.option("--html", "html_file", metavar="FILE", help="Shorthand for --report html -o FILE.")
 @click.option("--save-baseline", metavar="FILE", help="Save the figures of this run for `toolscore regression`.")
+@click.option("--verbose", "-v", is_flag=True, help="Say on stderr what was read, how it was scored, and when.")
 @click.pass_obj
 @run_command
 def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forbidden_file: str | None,
                  fail_on_violations: bool, weight_options: tuple[str, ...],
                  metric_option_values: tuple[str, ...], min_score: float | None,
-                 mode: str | None, report: str, output: str | None, save_baseline: str | None) -> None:
+                 mode: str | None, report: str, output: str | None, save_baseline: str | None,
+                 html_file: str | None = None, verbose: bool = False) -> None:
     """Score the tool calls in TRACE against the expected calls in GOLD.
 
     GOLD is a JSON or YAML list of expected calls ({"tool": NAME, "args": {...}}; omit
@@ -202,18 +207,28 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
       toolscore eval gold.json trace.json --report junit -o toolscore.xml
       toolscore eval gold.json trace.json --save-baseline baseline.json
 
+    A report written to stdout (--report md with no -o) gets the stdout to itself: the
+    FAIL / ERROR / saved-baseline lines then go to stderr.
+
     Exit codes: 0 ok, 1 score below --min-score or violations with --fail-on-violations,
-    2 bad input.
+    2 bad input, 130 interrupted.
     """
+    from toolscore_core.cli.eval_output import Lines, report_on_stdout, resolve_html
+
+    report, output = resolve_html(report, output, html_file)
+    lines = Lines(verdict_to_stderr=report_on_stdout(report, output), verbose=verbose)
     weights = parse_weights(weight_options)
     metric_options = parse_metric_options(metric_option_values)
     check_unit("--min-score", min_score)
     check_mode_option(mode)
     exporter = find_exporter(app, report)
+    lines.note(f"reading {gold} and {trace}")
     evaluation, forbidden = evaluate_files(app, gold, trace, trace_format=trace_format,
                                            forbidden_file=forbidden_file, weights=weights,
                                            min_score=min_score, mode=mode, metric_options=metric_options)
+    lines.describe(evaluation)
     write_report(exporter, evaluation, output, forbidden=forbidden)
+    lines.note(f"wrote the {report} report to {output or 'stdout'}")
     out = _stdout()
     if output is not None:
         find_exporter(app, "console").export(evaluation, out)
@@ -222,20 +237,20 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
         from toolscore_core.reports.baseline import save_baseline as save
 
         save(evaluation, save_baseline, gold_file=gold, trace_file=trace)
-        click.echo(f"Saved baseline to {save_baseline} (score {evaluation.score * 100:.1f}%)")
+        lines.verdict(f"Saved baseline to {save_baseline} (score {evaluation.score * 100:.1f}%)")
 
     from toolscore_core.scoring.verdict import below_bar
 
     failed = False
     if below_bar(evaluation.score, evaluation.min_score):
         source = "--min-score" if min_score is not None else "min_score in the gold file"
-        click.echo(f"FAIL score {evaluation.score * 100:.1f}% is below the required "
-                   f"{evaluation.min_score * 100:.1f}% ({source})")
+        lines.verdict(f"FAIL score {evaluation.score * 100:.1f}% is below the required "
+                      f"{evaluation.min_score * 100:.1f}% ({source})")
         failed = True
     if fail_on_violations:
         found = violation_count(evaluation)
         if found:
-            click.echo(f"ERROR {found} forbidden call(s) or credential(s) found (--fail-on-violations)")
+            lines.verdict(f"ERROR {found} forbidden call(s) or credential(s) found (--fail-on-violations)")
             failed = True
     if failed:
         sys.exit(1)
@@ -249,10 +264,12 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
               help="How far (0..1) the score may fall below the baseline before it counts as a regression.")
 @click.option("--format", "trace_format", metavar="NAME", help="Trace format (default: detected).")
 @click.option("--forbidden", "forbidden_file", metavar="FILE", help="Forbidden-calls file, as for `eval`.")
+@click.option("--strict", is_flag=True,
+              help="Exit 2 when GOLD differs from the gold file the baseline was saved with (default: warn).")
 @click.pass_obj
 @run_command
 def regression_command(app: App, baseline: str, trace: str, gold_file: str, tolerance: float,
-                       trace_format: str | None, forbidden_file: str | None) -> None:
+                       trace_format: str | None, forbidden_file: str | None, strict: bool = False) -> None:
     """Compare TRACE with a saved BASELINE; exit 1 when it regressed.
 
     A regression is a score that fell by more than --tolerance, or more forbidden calls
@@ -265,12 +282,22 @@ def regression_command(app: App, baseline: str, trace: str, gold_file: str, tole
       toolscore regression baseline.json new_trace.json --gold-file gold.json
       toolscore regression baseline.json new_trace.json --gold-file gold.json --tolerance 0.05
 
+    The baseline keeps a digest of the gold file's content: when GOLD no longer matches it,
+    the scores answer different questions, and a warning says so (with --strict that is
+    bad input, exit 2).
+
     Exit codes: 0 no regression, 1 regression, 2 bad input.
     """
     from toolscore_core.reports.baseline import compare, load_baseline
+    from toolscore_core.reports.gold_digest import gold_change
 
     check_unit("--tolerance", tolerance)
     base = load_baseline(baseline)
+    changed, message = gold_change(base, gold_file)
+    if changed and strict:
+        raise InputError(f"{message} (--strict)")
+    if message:
+        click.echo(f"toolscore: warning: {message}", err=True)
     evaluation, _ = evaluate_files(app, gold_file, trace, trace_format=trace_format,
                                    forbidden_file=forbidden_file, weights=base.get("weights") or None,
                                    min_score=None, mode=base.get("mode") if base.get("mode") != "default" else None)

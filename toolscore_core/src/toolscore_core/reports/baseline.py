@@ -8,6 +8,7 @@ value, so never a credential)::
       "toolscore_baseline": 1,             # format version; readers refuse newer ones
       "created": "2026-12-02T12:00:00Z",
       "gold_file": "gold.json",            # as given on the command line
+      "gold_digest": "sha256:...",         # of the gold file's content (regression warns on change)
       "trace_file": "trace.json",
       "mode": "default",                   # order mode the score was computed with
       "weights": {"selection_accuracy": 0.4, ...},  # weights the score was computed with
@@ -106,6 +107,10 @@ def save_baseline(evaluation: Evaluation, path: str | Path, *, gold_file: str | 
     later); a file that cannot be written is an :class:`InputError`.
     """
     data = make_baseline(evaluation, gold_file=gold_file, trace_file=trace_file)
+    if gold_file is not None:
+        from toolscore_core.reports.gold_digest import DIGEST_KEY, gold_digest
+
+        data[DIGEST_KEY] = gold_digest(gold_file)
     from toolscore_core.kernel.files import write_atomic
 
     # atomic: eight CI jobs saving the same baseline at once leave one whole file, never a mix

@@ -37,6 +37,10 @@ class ToolscoreAssertionError(AssertionError):
         self.evaluation = evaluation
 
 
+#: tool-scorer 1.10.0's spelling, so ``except ToolScoreAssertionError`` in moved tests works.
+ToolScoreAssertionError = ToolscoreAssertionError
+
+
 def _pair(score: float, bar: float) -> tuple[str, str]:
     """Two-decimal renderings of score and bar, with a third decimal when they would tie."""
     shown, need = f"{score:.2f}", f"{bar:.2f}"
@@ -145,11 +149,12 @@ def assert_tools(expected: Any, actual: Any, min_score: float | None = DEFAULT_M
     return check(evaluation, min_score)
 
 
-def _call_agent(agent: Callable[..., Any], prompt: Any) -> Any:
-    if not callable(agent):
-        from toolscore_core.kernel.errors import InputError
+def _call_agent(agent: Callable[..., Any], prompt: Any, expected: Any, min_score: float | None,
+                evaluate_kwargs: dict[str, Any]) -> Any:
+    """Check every argument, then call the agent: a bad argument must not cost a paid call."""
+    from toolscore_core.scoring.preflight import check_before_calling
 
-        raise InputError(f"agent must be a callable (prompt in, response out), not {type(agent).__name__}")
+    check_before_calling(agent, expected, min_score, evaluate_kwargs)
     return agent(prompt)
 
 
@@ -161,7 +166,7 @@ def test_agent(agent: Callable[..., Any], input: Any, expected: Any,
     LangGraph state, a list of call dicts ...). An ``async`` agent is run to completion
     when no event loop is running; inside one, use :func:`test_agent_async`.
     """
-    response = _call_agent(agent, input)
+    response = _call_agent(agent, input, expected, min_score, evaluate_kwargs)
     if inspect.isawaitable(response):
         try:
             asyncio.get_running_loop()
@@ -182,7 +187,7 @@ async def _await(awaitable: Any) -> Any:
 async def test_agent_async(agent: Callable[..., Any], input: Any, expected: Any,
                            min_score: float | None = DEFAULT_MIN_SCORE, **evaluate_kwargs: Any) -> Evaluation:
     """``await``-able :func:`test_agent`: the agent may be sync or async."""
-    response = _call_agent(agent, input)
+    response = _call_agent(agent, input, expected, min_score, evaluate_kwargs)
     if inspect.isawaitable(response):
         response = await response
     return assert_tools(expected, response, min_score, **evaluate_kwargs)
@@ -194,6 +199,7 @@ test_agent_async.__test__ = False  # type: ignore[attr-defined]
 
 __all__ = [
     "DEFAULT_MIN_SCORE",
+    "ToolScoreAssertionError",
     "ToolscoreAssertionError",
     "assert_tools",
     "below_bar",

@@ -9,8 +9,11 @@
         .with_score(0.9) \\
         .run()
 
-Each step returns a new, independent expectation, so a shared base can be extended in
-several tests without one test's calls leaking into another's. ``.calls("tool")`` with no
+Each step adds to the expectation and returns that same builder, as tool-scorer 1.10.0's
+does, so ``e = expect(agent).on(p); e.calls("x"); e.run()`` checks ``x`` (a step whose
+result is dropped must not be silently lost). To extend one base in several tests, take
+``base.copy()`` first. A chain with no expectation passes (there is nothing to miss);
+``.with_score()`` or ``.does_not_call()`` give it something to check. ``.calls("tool")`` with no
 keyword arguments checks only that the tool was called; keyword arguments are checked
 (plain values exactly, matchers as they say). ``.run()`` raises
 :class:`~toolscore_core.scoring.assertions.ToolscoreAssertionError` with the same table as
@@ -31,7 +34,7 @@ from toolscore_core.scoring.assertions import DEFAULT_MIN_SCORE, check
 _UNSET: Any = object()
 
 
-@attrs.frozen
+@attrs.define
 class Expectation:
     """What the agent (or a recorded trace) must do; built step by step, checked by ``run``."""
 
@@ -45,7 +48,8 @@ class Expectation:
     # -- building -------------------------------------------------------------------------
     def on(self, prompt: Any) -> Expectation:
         """The input the agent is run with."""
-        return attrs.evolve(self, prompt=prompt)
+        self.prompt = prompt
+        return self
 
     def calls(self, tool: str, /, **args: Any) -> Expectation:
         """The agent calls ``tool``; listed keyword arguments are checked, others are not."""
@@ -53,10 +57,8 @@ class Expectation:
 
     def then_calls(self, tool: str, /, **args: Any) -> Expectation:
         """The agent calls ``tool`` next. Expected calls are always an ordered list (order
-        counts through sequence accuracy, or the mode given with ``with_options``);
-        ``then_calls`` exists so the chain reads in that order and refuses to start one."""
-        if not self.expected:
-            raise InputError("then_calls() needs an earlier calls()", hint="Start the chain with .calls(TOOL)")
+        counts through sequence accuracy, or the mode given with ``with_options``), so this
+        is ``calls`` under a name that reads in that order; it may start a chain too."""
         return self._add(tool, args)
 
     def does_not_call(self, tool: str | None, /, **args: Any) -> Expectation:
@@ -64,23 +66,39 @@ class Expectation:
         if tool is not None and (not isinstance(tool, str) or not tool):
             raise InputError(f"does_not_call() needs a tool name, not {tool!r}")
         rule = ForbiddenRule(tool=tool, args=args or None, reason="forbidden by does_not_call()")
-        return attrs.evolve(self, forbidden=(*self.forbidden, rule))
+        self.forbidden = (*self.forbidden, rule)
+        return self
 
     def with_score(self, min_score: float) -> Expectation:
         """The lowest acceptable score, in [0, 1] (default 0.9 when calls are expected)."""
         if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0 <= min_score <= 1:
             raise InputError(f"with_score() needs a number between 0 and 1, not {min_score!r}")
-        return attrs.evolve(self, min_score=float(min_score))
+        self.min_score = float(min_score)
+        return self
+
+    def with_weights(self, **weights: float) -> Expectation:
+        """Re-weight metrics for this check (``redundancy=0.5``); checked when it runs."""
+        return self.with_options(weights={**self.options.get("weights", {}), **weights})
+
+    def with_strict_args(self, strict: bool = True) -> Expectation:
+        """Plain expected numbers must also have the same type (``1`` is not ``1.0``)."""
+        return self.with_options(strict=strict)
 
     def with_options(self, **evaluate_kwargs: Any) -> Expectation:
         """Extra arguments for :func:`toolscore.evaluate` (``mode=``, ``weights=``, ``format=``)."""
-        return attrs.evolve(self, options={**self.options, **evaluate_kwargs})
+        self.options = {**self.options, **evaluate_kwargs}
+        return self
+
+    def copy(self) -> Expectation:
+        """An independent copy, to extend one shared base in several tests."""
+        return attrs.evolve(self, options=dict(self.options))
 
     def _add(self, tool: str, args: dict[str, Any]) -> Expectation:
         if not isinstance(tool, str) or not tool:
             raise InputError(f"a tool name must be a non-empty string, not {tool!r}")
         call = ExpectedCall(tool=tool, args=dict(args) if args else None)
-        return attrs.evolve(self, expected=(*self.expected, call))
+        self.expected = (*self.expected, call)
+        return self
 
     # -- checking -------------------------------------------------------------------------
     def _bar(self) -> float | None:
@@ -100,6 +118,10 @@ class Expectation:
             return self.subject
         if self.prompt is _UNSET:
             raise InputError("expect(agent) needs .on(prompt) to know what to ask the agent")
+        from toolscore_core.scoring.preflight import check_before_calling
+
+        # every option checked before the (possibly paid) agent call, as test_agent does
+        check_before_calling(self.subject, list(self.expected), self._bar(), self.options)
         return self.subject(self.prompt)
 
     def _check(self, response: Any) -> Evaluation:

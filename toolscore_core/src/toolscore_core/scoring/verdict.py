@@ -51,9 +51,18 @@ def grade_for(score: float) -> str:
     return "F"
 
 
-def verdict_for(score: float) -> str:
-    """PASS >= 90, WARN >= 70, else FAIL, on the displayed percentage."""
+def verdict_for(score: float, min_score: float | None = None) -> str:
+    """PASS >= 90, WARN >= 70, else FAIL, on the displayed percentage.
+
+    With a bar (``min_score``), the bar decides FAIL: a run below it is FAIL (never WARN
+    beside a "FAIL score below the required ..." line), and a run that clears it is not
+    FAIL (at worst WARN), so a report never contradicts the exit code.
+    """
     shown = displayed_percent(score)
+    if min_score is not None:
+        if below_bar(score, min_score):
+            return "FAIL"
+        return "PASS" if shown >= PASS_AT else "WARN"
     if shown >= PASS_AT:
         return "PASS"
     if shown >= WARN_AT:

@@ -144,6 +144,8 @@ def progress_reporter(enabled: bool, *, log_lines: bool = False) -> tuple[Any, A
               help="Seconds for the whole command, start-up included.")
 @click.option("--scenarios", "scenarios", default="6", show_default=True, metavar="N|all",
               help="Scenarios per tool (half happy-path, half edge cases), or 'all' generated ones.")
+@click.option("--no-edge-cases", is_flag=True,
+              help="Only happy-path calls: no edge cases (empty, boundary, wrong-type arguments).")
 @click.option("--max-timeouts", type=click.IntRange(1, 100), default=2, show_default=True,
               help="Timeouts of one tool before its other scenarios are skipped.")
 @click.option("--allow-destructive", is_flag=True,
@@ -154,7 +156,7 @@ def progress_reporter(enabled: bool, *, log_lines: bool = False) -> tuple[Any, A
 def test_command(ctx: click.Context, target: tuple[str, ...], config_file: str | None, server_name: str | None,
                  report: str | None, output: str | None, fail_under: str | None, ci: bool, concurrency: int,
                  timeout: float, deadline: float, scenarios: str, max_timeouts: int,
-                 allow_destructive: bool) -> None:
+                 allow_destructive: bool, no_edge_cases: bool = False) -> None:
     """Grade TARGET A-F: generated happy-path and edge-case calls, lint, token cost.
 
     TARGET is a command that starts a stdio server (one quoted string, or its words after
@@ -178,7 +180,7 @@ def test_command(ctx: click.Context, target: tuple[str, ...], config_file: str |
     console = exporter_for(app, "console") if fmt != "console" or output else None
     options = RunOptions(scenarios_per_tool=_scenarios(scenarios), concurrency=concurrency, timeout=timeout,
                          deadline=deadline, allow_destructive=allow_destructive, max_timeouts=max_timeouts,
-                         started_at=started)
+                         started_at=started, edge_cases=not no_edge_cases)
     timeout_given = ctx.get_parameter_source("timeout") not in (ParameterSource.DEFAULT, None)
     card = grade_target(app, target_words(target), config_file=config_file, server_name=server_name, options=options,
                         show_progress=not ci and sys.stderr.isatty(), log_lines=ci,

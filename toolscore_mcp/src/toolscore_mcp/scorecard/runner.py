@@ -74,6 +74,7 @@ class RunOptions:
     check_annotations: bool = True
     ping_timeout: float = 3.0  # seconds a server gets to answer ping after a timeout
     started_at: float | None = None  # time.monotonic() the deadline counts from (None: the run's start)
+    edge_cases: bool = True  # False (--no-edge-cases): the whole budget goes to happy-path calls
 
 
 @attrs.frozen
@@ -148,6 +149,8 @@ class ScenarioRunner:
         values = discover_values(self.client, self.tools, timeout=self.options.timeout, remaining=self._remaining)
         for tool in self.tools:
             scenarios = generate_for_tool(tool, values)
+            if not self.options.edge_cases:
+                scenarios = attrs.evolve(scenarios, edge=())
             generated[tool.name] = scenarios
             self.findings.extend(scenarios.findings)
             chosen = scenarios.select(self.options.scenarios_per_tool)
