@@ -116,8 +116,6 @@ def test_cli_validate_reads_a_framework_file(invoke: Any, plugin_manager: Any) -
     (b'[{"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "t", "args": "{x"', None,
      "not valid JSON"),
     (b"[]", "pydantic-ai", "no messages"),
-    (b'[{"type": "function_call", "name": "t", "arguments": "{nope", "call_id": "c"}]', "openai-agents",
-     "not valid JSON"),
     (b'[{"type": "system", "subtype": "init", "session_id": "s"}]', "claude-agent-sdk", "no tool use"),
     (b'{"raw": "x", "tasks_output": [], "token_usage": {}}', "crewai", None),
     (b"\xff\xfe[]", "pydantic-ai", "UTF-8"),

@@ -134,10 +134,11 @@ def test_validation_error_content_becomes_readable_text() -> None:
     assert call.is_error is True and call.error == "amount: Input should be a valid number"
 
 
-def test_arguments_that_are_not_json_name_the_place() -> None:
+def test_arguments_that_are_not_json_are_read_and_marked_invalid() -> None:
     history = _history([("response", [{"part_kind": "tool-call", "tool_name": "t", "args": "{oops", "tool_call_id": "a"}])])
-    with pytest.raises(InputError, match=r"\$\[0\]\.parts\[0\]\.args.*not valid JSON"):
-        PydanticAIAdapter().load(history)
+    call = PydanticAIAdapter().load(history).calls[0]
+    assert call.tool == "t" and call.args is None
+    assert call.metadata["raw_arguments"] == "{oops" and "JSON" in call.metadata["arguments_error"]
 
 
 def test_truncated_json_bytes_is_an_input_error() -> None:

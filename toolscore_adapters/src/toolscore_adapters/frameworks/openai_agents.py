@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
+from toolscore_adapters._common import from_package, lenient_arguments, result_text, to_plain
 from toolscore_adapters.frameworks._shared import dicts, tag, text_or_json, where
 from toolscore_core import InputError, ToolCall, Trace, TraceAdapter
 
@@ -170,10 +170,13 @@ def _call(raw: dict[str, Any], path: tuple[str | int, ...]) -> ToolCall:
         raise InputError(f"a {raw.get('type')} item needs a name, not {tool!r}", location=where(*path, "name"))
     if raw.get("type") == "custom_tool_call":
         args: dict[str, Any] | None = {"input": raw.get("input")}
-    else:
-        args = parse_arguments(raw.get("arguments"), where=where(*path, "arguments"))
+    invalid: dict[str, Any] | None = None
+    if raw.get("type") != "custom_tool_call":  # a model's argument text: cut off or not JSON is a finding
+        args, invalid = lenient_arguments(raw.get("arguments"), where=where(*path, "arguments"))
     call_id = raw.get("call_id") if raw.get("type") != "mcp_call" else raw.get("id")
     metadata = {k: raw[k] for k in ("id", "status", "server_label") if raw.get(k) is not None}
+    if invalid:
+        metadata.update(invalid)
     if raw.get("_handoff"):
         metadata["handoff"] = True
     if raw.get("type") == "mcp_call":  # hosted MCP: the outcome is on the call itself

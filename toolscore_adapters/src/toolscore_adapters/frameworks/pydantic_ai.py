@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from toolscore_adapters._common import from_package, parse_arguments, result_text, to_plain
+from toolscore_adapters._common import from_package, lenient_arguments, result_text, to_plain
 from toolscore_adapters.frameworks._shared import (
     dicts,
     iso_time,
@@ -178,12 +178,15 @@ def _call(part: dict[str, Any], i: int, j: int) -> dict[str, Any]:
     if not isinstance(tool, str) or not tool:
         raise InputError(f"a tool-call part needs a tool_name, not {tool!r}", location=where(i, "parts", j, "tool_name"))
     call_id = part.get("tool_call_id")
-    return {
-        "tool": tool,
-        "args": parse_arguments(part.get("args"), where=where(i, "parts", j, "args")) if part.get("args") is not None else {},
-        "id": call_id if isinstance(call_id, str) else None,
-        "index": None,
-    }
+    args: dict[str, Any] | None = {}
+    invalid: dict[str, Any] | None = None
+    if part.get("args") is not None:  # the model's text: cut off or not JSON is a finding, not a refusal
+        args, invalid = lenient_arguments(part.get("args"), where=where(i, "parts", j, "args"))
+    call: dict[str, Any] = {"tool": tool, "args": args, "id": call_id if isinstance(call_id, str) else None,
+                            "index": None}
+    if invalid:
+        call["metadata"] = invalid
+    return call
 
 
 def _result(part: dict[str, Any], results: dict[str, dict[str, Any]], output_calls: dict[str, Any]) -> None:
