@@ -189,3 +189,12 @@ def test_the_spec_switch_and_where_it_may_appear(tmp_path):
     assert caught.value.location == "$.server.warm_start"
     with pytest.raises(InputError):
         load_agent_spec(spec({"command": command, "warm_start": "yes"}))
+
+
+def test_a_large_environment_reaches_the_child_whole(launcher):
+    """The spawn request carries the whole env, larger than a socket buffer here."""
+    big = "x" * 600_000
+    process = launcher.spawn([*PROBE], env={**os.environ, "TOOLSCORE_PROBE": big}, cwd=str(SERVERS))
+    assert isinstance(process, WarmProcess)
+    report, _, code = _talk(process)
+    assert code == 0 and report["probe_env"] == big

@@ -40,11 +40,14 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 #: Standard-library modules the zygote imports once so that no child pays for them.
 PRELOAD = ("json", "re", "typing", "contextlib", "collections", "functools", "enum", "dataclasses", "runpy")
+#: How long a spawn request may wait for the zygote's answer (a fork takes milliseconds).
+REPLY_SECONDS = 10.0
 #: Largest control message (a request carries the child's whole environment).
 _MAX_MESSAGE = 4 * 1024 * 1024
 _PYTHON_NAMES = ("python", "python3")
@@ -169,15 +172,22 @@ class WarmLauncher:
             request = {"id": request_id, "module": module, "argv": args[3:],
                        "env": dict(os.environ if env is None else env), "cwd": os.path.abspath(cwd or os.getcwd())}
             payload = json.dumps(request).encode("utf-8") + b"\n"
-            with self._send_lock:
-                socket.send_fds(self._socket, [payload], [in_r, out_w, err_w])
+            with self._send_lock:  # the descriptors ride on the first chunk; a long env may need more
+                sent = socket.send_fds(self._socket, [payload], [in_r, out_w, err_w])
+                if sent < len(payload):
+                    self._socket.sendall(payload[sent:])
         except OSError:
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
             raise
         for fd in (in_r, out_w, err_w):  # the zygote holds its own copies now
             os.close(fd)
-        reply = self._await_reply(request_id)
+        try:
+            reply = self._await_reply(request_id)
+        except OSError:
+            for fd in (in_w, out_r, err_r):
+                os.close(fd)
+            raise
         if "pid" not in reply:
             for fd in (in_w, out_r, err_r):
                 os.close(fd)
@@ -194,11 +204,16 @@ class WarmLauncher:
         return process
 
     def _await_reply(self, request_id: int) -> dict[str, Any]:
+        """The zygote's answer to one request; a zygote that stops, or is silent for
+        :data:`REPLY_SECONDS`, is broken (the caller falls back to an ordinary start)."""
+        deadline = time.monotonic() + REPLY_SECONDS
         with self._state:
             while request_id not in self._replies:
-                if self._broken:
-                    raise OSError("the warm-start zygote stopped")
-                self._state.wait(1.0)
+                left = deadline - time.monotonic()
+                if self._broken or left <= 0:
+                    self._broken = True
+                    raise OSError("the warm-start zygote stopped answering")
+                self._state.wait(min(1.0, left))
             return self._replies.pop(request_id)
 
     def _read(self) -> None:
@@ -258,8 +273,6 @@ def _watch_orphan(child: WarmProcess) -> None:
     """The zygote died before reporting ``child``'s exit: learn it by polling the pid."""
 
     def watch() -> None:
-        import time
-
         while True:
             try:
                 os.kill(child.pid, 0)
