@@ -3,8 +3,9 @@
 Why it exists: an agent study starts a fresh server for every run (each run gets its own
 ``{run_dir}`` and its own server state), and on a small machine a fresh Python interpreter
 costs more CPU than the whole run around it: about 16 ms to start Python, 9 ms to import
-``re`` and ``json``, 3 ms for ``runpy``, before the server has read one line. Forking an
-interpreter that already did all that costs about a millisecond. So for a server written
+``re`` and ``json``, 3 ms for ``runpy``, before the server has read one line. A child forked
+from an interpreter that already did all that skips it: the bundled sample server's whole run
+fell from about 45 to about 11 ms of CPU (bench/RESULTS.md). So for a server written
 ``python -m module ...`` in the same Python as Toolscore, a study can start one *zygote* (a
 small interpreter that imported a few standard-library modules and then waits), and have it
 fork each server:
