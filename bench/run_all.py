@@ -23,6 +23,8 @@ RUNS: list[list[str]] = [
     ["bench_mcp_test.py", "--no-write"],
     ["bench_flood.py", "--seconds", "3"],
     ["bench_agent_study.py", "--runs", "1000", "--workers", "1", "4"],
+    ["bench_export.py", "--rows", "100000"],
+    ["bench_compare.py", "--rows", "100000"],
 ]
 
 
