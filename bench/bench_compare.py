@@ -18,21 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def peak_rss_kib() -> int:
-    with open("/proc/self/status", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return 0
-
-
-def reset_peak() -> None:
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
-            handle.write("5")
-    except OSError:
-        pass
+from _memory import peak_rss_kib, reset_peak
 
 
 def runs_file(path: Path, rows: int, calls: int, tasks: int, arms: int) -> None:

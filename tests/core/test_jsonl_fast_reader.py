@@ -63,14 +63,16 @@ def test_errors_are_worded_by_the_standard_reader() -> None:
 
 def test_the_fast_path_is_the_one_taken_when_orjson_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("orjson")
+    fast = jsonl._fast_json()
+    assert fast
     calls: list[bytes] = []
-    real = jsonl._orjson.loads  # type: ignore[union-attr]
+    real = fast.loads
 
     def spy(raw: bytes) -> object:
         calls.append(raw)
         return real(raw)
 
-    monkeypatch.setattr(jsonl._orjson, "loads", spy)
+    monkeypatch.setattr(fast, "loads", spy)
     jsonl.decode_line(b'{"a": 1}', file=Path("x.jsonl"), number=1)
     jsonl.decode_line(b'{"id": 12345678901234567890123}', file=Path("x.jsonl"), number=2)
     assert calls == [b'{"a": 1}']  # the long integer went to the standard reader

@@ -50,11 +50,22 @@ TORN_SUFFIX = ".torn"
 _CHUNK = 64 * 1024
 _BOM = b"\xef\xbb\xbf"
 
-_orjson: Any
-try:  # optional (toolscore-export[fast] installs it): several times faster on big files
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - the standard reader does it all
-    _orjson = None
+#: orjson once looked for (False: not installed). Optional (toolscore-export[fast] installs
+#: it): several times faster on big files; imported on the first line read, not with the module.
+_orjson: Any = None
+
+
+def _fast_json() -> Any:
+    global _orjson
+    if _orjson is None:
+        try:
+            import orjson
+        except ImportError:  # the standard reader does it all
+            _orjson = False
+        else:
+            _orjson = orjson
+    return _orjson
+
 # orjson reads an integer past 64 bits as a float; a line with 19 digits in a row (anywhere:
 # the check is cheap and a false alarm only costs the slower reader) goes to the standard one.
 _LONG_DIGITS = re.compile(rb"\d{19}")
@@ -98,10 +109,11 @@ def decode_line(raw: bytes, *, file: Path, number: int) -> Any:
     UTF-8), and any line with an integer it would turn into a float, goes to the standard
     reader, which decides and words the error.
     """
-    if _orjson is not None and _LONG_DIGITS.search(raw) is None:
+    fast = _orjson if _orjson is not None else _fast_json()
+    if fast and _LONG_DIGITS.search(raw) is None:
         try:
-            return _orjson.loads(raw)
-        except (_orjson.JSONDecodeError, RecursionError):
+            return fast.loads(raw)
+        except (fast.JSONDecodeError, RecursionError):
             pass
     if number == 1 and raw.startswith(_BOM):
         raw = raw[len(_BOM):]
