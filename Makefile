@@ -6,12 +6,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
-DISTS  := toolscore_core toolscore_adapters toolscore_mcp plugins/toolscore_providers toolscore_agent toolscore_export
+DISTS  := toolscore_core toolscore_adapters toolscore_mcp plugins/toolscore_providers toolscore_agent toolscore_export plugins/toolscore_judge plugins/toolscore_pytest
 PYPROJECTS := $(foreach d,$(DISTS),$(d)/pyproject.toml) examples/third_party_plugin/pyproject.toml
 SERVERS := .cache/mcp-servers
 PYTEST_ARGS ?=
 
-.PHONY: demo test install install-dev servers browser lint bench clean help
+.PHONY: demo test install install-dev servers browser wheelhouse lint bench clean help
 
 help:
 	@echo "make demo   - install and grade the bundled sample MCP server (toolscore demo)"
@@ -53,13 +53,24 @@ $(SERVERS)/.installed: tests/servers/package.json tests/servers/package-lock.jso
 
 servers: $(SERVERS)/.installed
 
+# Third-party wheels for the packaging test, which installs `toolscore` and `toolscore-agent`
+# into a clean venv with --no-index: the list comes from the pyprojects, not from a hand-kept file.
+WHEELHOUSE := .cache/wheelhouse
+$(WHEELHOUSE)/.done: $(PY) pyproject.toml $(PYPROJECTS) $(wildcard plugins/*/pyproject.toml) scripts/wheelhouse_requirements.py
+	mkdir -p $(WHEELHOUSE)
+	$(PY) scripts/wheelhouse_requirements.py toolscore toolscore-agent > $(WHEELHOUSE)/requirements.txt
+	$(PIP) wheel -q -r $(WHEELHOUSE)/requirements.txt -w $(WHEELHOUSE)
+	@touch $@
+
+wheelhouse: $(WHEELHOUSE)/.done
+
 # Debian's Chromium, for the tests that open HTML reports in a real headless browser.
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  echo "installing Debian's chromium for the HTML report tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: install-dev servers browser
+test: install-dev servers browser wheelhouse
 	TOOLSCORE_MCP_SERVERS=$(abspath $(SERVERS)) $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install-dev

@@ -3,7 +3,11 @@
 Run: .venv/bin/python bench/bench_cli_eval.py [--calls 10000] [--runs 5]
 Writes the gold and trace files (the same shape as bench_evaluate.py's ordinary case) to a
 temporary folder and runs the real console script, so start-up, imports, reading both files,
-scoring and the console report are all included.
+scoring and the console report are all included. Peak RSS is the largest of the runs'
+(``ru_maxrss`` of the children), so ``--calls 1000000`` reports the 1M-call memory too.
+
+The floor (issue 12) is a fresh interpreter that does what any scorer of the files must:
+``json.load`` of both files and one canonical hash of every call's arguments.
 """
 
 from __future__ import annotations
@@ -21,6 +25,26 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_evaluate import make_case
 
+FLOOR = """
+import json, sys
+from toolscore_core.scoring.matchers import canonical
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as handle:
+        for call in json.load(handle):
+            hash(canonical(call.get("args")))
+"""
+
+
+def _timed(command: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0, done.stderr
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -33,18 +57,15 @@ def main() -> None:
         gold, trace = Path(tmp) / "gold.json", Path(tmp) / "trace.json"
         gold.write_text(json.dumps(expected))
         trace.write_text(json.dumps(actual))
-        walls, cpus = [], []
-        for _ in range(opts.runs):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            done = subprocess.run([toolscore, "eval", str(gold), str(trace)], capture_output=True, text=True)
-            walls.append(time.perf_counter() - start)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-            assert done.returncode == 0, done.stderr
+        floors = [_timed([sys.executable, "-c", FLOOR, str(gold), str(trace)]) for _ in range(opts.runs)]
+        runs = [_timed([toolscore, "eval", str(gold), str(trace)]) for _ in range(opts.runs)]
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+    floor_wall, floor_cpu = statistics.median(w for w, _ in floors), statistics.median(c for _, c in floors)
     print(f"toolscore eval, {opts.calls:,} calls: wall median {statistics.median(walls):.2f} s "
-          f"(min {min(walls):.2f}), CPU median {statistics.median(cpus):.2f} s, peak RSS {peak_mb:.0f} MB")
+          f"(min {min(walls):.2f}), CPU median {statistics.median(cpus):.2f} s, peak RSS {peak_mb:.0f} MB; "
+          f"floor wall {floor_wall:.2f} s, CPU {floor_cpu:.2f} s "
+          f"(eval = {statistics.median(cpus) / floor_cpu:.1f}x the floor's CPU)")
 
 
 if __name__ == "__main__":

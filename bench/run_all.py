@@ -25,6 +25,7 @@ RUNS: list[list[str]] = [
     ["bench_agent_study.py", "--runs", "1000", "--workers", "1", "4"],
     ["bench_export.py", "--rows", "100000"],
     ["bench_compare.py", "--rows", "100000"],
+    ["bench_bulk.py", "--traces", "10000", "--workers", "1", "2"],
 ]
 
 

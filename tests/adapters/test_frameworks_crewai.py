@@ -85,9 +85,9 @@ def test_openai_chat_messages_alone_are_left_to_the_openai_adapter() -> None:
 
 def test_bad_input_is_an_input_error() -> None:
     data = _load("crewai_crew_output.json")
-    data["tasks_output"][0]["messages"][2]["tool_calls"][0]["function"]["arguments"] = '{"email": '
+    data["tasks_output"][0]["messages"][2]["tool_calls"][0]["function"]["arguments"] = 7
     with pytest.raises(InputError, match=r"\$\.tasks_output\[0\]\.messages\[2\]\.tool_calls\[0\]\.function\.arguments"):
-        CrewAIAdapter().load(data)
+        CrewAIAdapter().load(data)  # cut-off argument text is read and reported (test_compat_left.py)
     with pytest.raises(InputError, match="no tool_usage_started"):
         CrewAIAdapter().load([{"type": "tool_usage_finished", "tool_name": "x", "output": "y"}])
     with pytest.raises(InputError, match="not a CrewAI run"):

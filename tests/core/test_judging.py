@@ -228,7 +228,8 @@ def test_nothing_open_means_no_call_and_an_empty_record(plugin_manager: Any, syn
                       plugin_manager=plugin_manager)
     assert synonyms.batches == []
     assert result.metrics["judge"] == {"name": "synonyms", "questions": 0, "not_asked": 0, "matched_tools": 0,
-                                       "matched_arguments": 0, "answers": []}
+                                       "matched_arguments": 0, "answers": [], "score": 1.0,
+                                       "score_without_judge": 1.0}
 
 
 def test_credentials_are_never_put_to_a_judge(plugin_manager: Any, synonyms: SynonymJudge) -> None:

@@ -15,7 +15,7 @@ else:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parents[2]
 DISTRIBUTIONS = ["toolscore_core", "toolscore_adapters", "toolscore_mcp", "toolscore_agent", "toolscore_export",
-                 "plugins/toolscore_providers"]
+                 "plugins/toolscore_providers", "plugins/toolscore_judge", "plugins/toolscore_pytest"]
 
 
 def package(folder: str) -> str:
@@ -68,12 +68,25 @@ def test_entry_points_use_known_groups_and_name_the_plugin_module():
         data = pyproject(folder)
         name = data["project"]["name"]
         for group, entries in data["project"].get("entry-points", {}).items():
+            if group == "pytest11":  # a pytest plugin (snapshot replays, the judge's pytest options)
+                assert list(entries) == [name] and all(v.endswith(".pytest_plugin") for v in entries.values()), entries
+                continue
             assert pattern.match(group), group
             assert group.startswith("toolscore.") and group.split(".", 1)[1] in GROUPS, group
             assert list(entries) == [name], f"{folder}: entry point name must be the distribution name"
             assert all(v.endswith(".plugin") for v in entries.values()), entries
 
 
-def test_root_pyproject_is_tool_configuration_only():
+def test_root_pyproject_is_the_toolscore_metapackage_and_the_tool_configuration():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "project" not in data and "pytest" in data["tool"]
+    assert "pytest" in data["tool"] and "ruff" in data["tool"] and "mypy" in data["tool"]
+    project = data["project"]
+    assert project["name"] == "toolscore"
+    assert project["version"] == pyproject("toolscore_core")["project"]["version"]
+    assert "entry-points" not in project and "scripts" not in project, "the metapackage has no code"
+    assert data["tool"]["hatch"]["build"]["targets"]["wheel"]["bypass-selection"] is True
+    version = project["version"]
+    pins = [*project["dependencies"], *(d for ds in project["optional-dependencies"].values() for d in ds)]
+    for dep in pins:
+        if dep.startswith("toolscore-"):
+            assert dep.endswith(f"=={version}"), dep

@@ -42,7 +42,9 @@ def to_plain(obj: Any) -> Any:
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
         try:
-            return to_plain(dump(mode="json", exclude_none=False))
+            # warnings=False: an SDK object built unvalidated (a string where a dict belongs) is
+            # read as it is; pydantic would print a page of serializer warnings for it
+            return to_plain(dump(mode="json", exclude_none=False, warnings=False))
         except TypeError:
             return to_plain(dump())
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):

@@ -56,9 +56,13 @@ def agent() -> None:
               help="Runs at a time (threads); they share one budget.")
 @click.option("--only-task", "only_tasks", multiple=True, metavar="ID", help="Run only this task (repeatable).")
 @click.option("--only-arm", "only_arms", multiple=True, metavar="ID", help="Run only this arm (repeatable).")
+@click.option("--executor", metavar="NAME",
+              help="Where runs execute: thread (the default: runs wait on the model and the server, and "
+                   "threads share the one budget in this process) or a plugin's in-process executor. "
+                   "local (worker processes) is refused: processes cannot share the budget yet.")
 @run_command
 def run(spec: str, output: str, dry_run: bool, allow_unknown_price: bool, workers: int,
-        only_tasks: tuple[str, ...], only_arms: tuple[str, ...]) -> None:
+        only_tasks: tuple[str, ...], only_arms: tuple[str, ...], executor: str | None = None) -> None:
     """Run a study spec (YAML or JSON): every cell, one row per run.
 
     \b
@@ -73,6 +77,10 @@ def run(spec: str, output: str, dry_run: bool, allow_unknown_price: bool, worker
     from toolscore_agent.study import plan_study, run_study
 
     study = load_agent_spec(spec)
+    if executor is not None:  # an unknown or refused name is exit 2 before anything is planned
+        from toolscore_agent.study import study_executor
+
+        study_executor(executor, workers).close()
     plan = plan_study(study, output, only_tasks=only_tasks, only_arms=only_arms,
                       allow_unknown_price=allow_unknown_price)
     for line in report.header_lines(plan):
@@ -94,9 +102,9 @@ def run(spec: str, output: str, dry_run: bool, allow_unknown_price: bool, worker
     try:
         if bar is not None:
             with bar:
-                result = run_study(study, output, workers=workers, on_run=on_run, plan=plan)
+                result = run_study(study, output, workers=workers, on_run=on_run, plan=plan, executor=executor)
         else:
-            result = run_study(study, output, workers=workers, on_run=on_run, plan=plan)
+            result = run_study(study, output, workers=workers, on_run=on_run, plan=plan, executor=executor)
     except KeyboardInterrupt:
         click.echo(f"toolscore: interrupted; the rows written so far are in {output}: "
                    "run the same command again to resume", err=True)

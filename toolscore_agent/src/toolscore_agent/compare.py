@@ -12,9 +12,10 @@ Decisions a user can rely on:
 - **The paired test is on tasks, not runs.** Two arms ran the same tasks; per task the arm
   with the higher pass rate "wins" it, ties are no evidence, and the exact sign test
   (McNemar's test when each task ran once) says whether the wins could be luck.
-- **Streamed.** Rows are read a line at a time and only a small tuple per cell is kept, so
-  memory grows with the number of cells (a few dozen bytes each in typed arrays), never
-  with the size of their calls. For speed,
+- **Streamed.** Rows are read a line at a time into one accumulator per task x arm (counts
+  and sums only, which is all pass rates and pass^k need) plus one bit per cell, so memory
+  does not grow with the rows or their calls. A retried cell (seen twice) makes a second
+  pass over the files, so that its latest row counts (see ``_Cells``). For speed,
   a row is checked for the fields compare counts (identity, status, outcome, cost, usage,
   turns, calls, denials), each error naming the file, line and key, instead of being
   validated against the whole run-row schema (three times slower on large files).
@@ -23,7 +24,6 @@ Decisions a user can rely on:
 from __future__ import annotations
 
 import math
-from array import array
 from collections.abc import Callable, Iterable, Mapping
 from itertools import combinations
 from pathlib import Path
@@ -208,6 +208,9 @@ def compare_runs(paths: str | Path | Iterable[str | Path], *, arms: Iterable[str
     for file in files:
         for number, data in iter_json_objects(file, on_torn=torn_line, what="a run row"):
             cells.add(data, file, number)
+    if cells.retried:
+        cells.recount((file, number, data) for file in files
+                      for number, data in iter_json_objects(file, on_torn=_ignore_torn, what="a run row"))
     groups = cells.groups()
     arm_ids = sorted(cells.arms)
     if wanted is not None:
@@ -226,71 +229,115 @@ def compare_runs(paths: str | Path | Iterable[str | Path], *, arms: Iterable[str
     arm_tallies = {arm: arm_totals[arm].tally(arm_tasks[arm]) for arm in arm_ids}
     pairs = [wanted] if wanted is not None else list(combinations(arm_ids, 2))
     tests = tuple(_paired(a, b, task_tallies, alpha) for a, b in pairs)
-    return Comparison(files=tuple(str(f) for f in files), rows=cells.rows, superseded=cells.rows - len(cells.slot),
+    return Comparison(files=tuple(str(f) for f in files), rows=cells.rows, superseded=cells.rows - cells.distinct,
                       arms=arm_tallies, tasks=task_tallies, pairs=tests, torn=tuple(torn))
+
+
+def _ignore_torn(line: TornLine) -> None:
+    """The second reading of a file: its torn line was reported by the first."""
 
 
 _OUTCOME_CODE = {name: code for code, name in enumerate(RUN_OUTCOMES)}  # "pass" is 0
 _STATUS_CODE = {name: code for code, name in enumerate(RUN_STATUSES)}
 _LIMIT, _BUDGET = _STATUS_CODE["limit_reached"], _STATUS_CODE["budget_stopped"]
 _UNKNOWN = -1  # a count that was not reported (null)
-_PACKED = 1 << 21  # task, arm and repetition numbers below this share one int key
+_BITMAP_LIMIT = 1 << 20  # repetitions below this are one bit of their group's bitmap
+
+
+class _Group:
+    """One (task, arm): its running sums and which repetitions it has seen (one bit each)."""
+
+    __slots__ = ("acc", "more", "seen")
+
+    def __init__(self) -> None:
+        self.acc = _Acc()
+        self.seen = bytearray()
+        self.more: set[int] | None = None  # repetitions too large for the bitmap
+
+    def first_time(self, repetition: int) -> bool:
+        """Mark ``repetition`` seen; True when it was not seen before."""
+        if repetition >= _BITMAP_LIMIT:
+            if self.more is None:
+                self.more = set()
+            if repetition in self.more:
+                return False
+            self.more.add(repetition)
+            return True
+        byte, bit = divmod(repetition, 8)
+        if byte >= len(self.seen):
+            self.seen.extend(bytes(byte + 1 - len(self.seen)))
+        if self.seen[byte] >> bit & 1:
+            return False
+        self.seen[byte] |= 1 << bit
+        return True
+
+
+_Values = tuple[int, int, float, tuple[int, ...]]  # outcome code, status code, cost (NaN: unknown), counts
 
 
 class _Cells:
-    """The latest row of each cell, as one slot in a set of typed arrays.
+    """Rows streamed into one accumulator per (task, arm), so memory does not grow with rows.
 
-    Memory is a few dozen bytes per cell, whatever the size of its calls; a cell seen again
-    (a retry, a resumed study) overwrites its slot, so it counts once and as its last row.
+    What is kept per cell is one bit (its repetition was seen), so a retried cell is noticed.
+    A file with no retried cell is read once. When a cell appears twice, its latest row
+    must count instead of its first, so the values of the latest row of each retried cell
+    are kept (a dict as large as the retried cells, not the rows) and :meth:`recount`
+    reads the files a second time, adding every cell once, at its first row's place and
+    with its latest row's values: exactly the sums in the order a one-slot-per-cell table
+    gives, so the reports do not depend on how the rows were read.
     """
 
     def __init__(self) -> None:
         self.tasks: dict[str, int] = {}
         self.arms: dict[str, int] = {}
-        self.slot: dict[int | tuple[int, int, int], int] = {}
+        self.by_index: dict[tuple[int, int], _Group] = {}
+        self.latest: dict[tuple[int, int, int], _Values] = {}  # retried cells only
         self.rows = 0
-        self.task, self.arm = array("i"), array("i")
-        self.outcome, self.status = array("b"), array("b")
-        self.cost = array("d")  # NaN: unknown
-        self.counts = [array("q") for _ in range(6)]  # input, output, cached, turns, calls, denials
+        self.distinct = 0
 
-    def add(self, data: dict[str, Any], file: Path, number: int) -> None:
+    def _cell(self, data: dict[str, Any], file: Path,
+              number: int) -> tuple[_Group, tuple[int, int, int], _Values]:
         task, arm, repetition, outcome, status, cost, counts = _fields(data, file, number)
         task_index = self.tasks.setdefault(task, len(self.tasks))
         arm_index = self.arms.setdefault(arm, len(self.arms))
-        key: int | tuple[int, int, int] = (
-            (task_index << 42) | (arm_index << 21) | repetition
-            if task_index < _PACKED and arm_index < _PACKED and repetition < _PACKED
-            else (task_index, arm_index, repetition))  # one int: a third of a tuple's memory
+        group = self.by_index.get((task_index, arm_index))
+        if group is None:
+            group = self.by_index[task_index, arm_index] = _Group()
+        values = (_OUTCOME_CODE[outcome], _STATUS_CODE[status], math.nan if cost is None else float(cost), counts)
+        return group, (task_index, arm_index, repetition), values
+
+    def add(self, data: dict[str, Any], file: Path, number: int) -> None:
+        group, key, values = self._cell(data, file, number)
         self.rows += 1
-        index = self.slot.get(key)
-        values = (task_index, arm_index, _OUTCOME_CODE[outcome], _STATUS_CODE[status],
-                  math.nan if cost is None else float(cost))
-        columns: tuple[array[Any], ...] = (self.task, self.arm, self.outcome, self.status, self.cost)
-        if index is None:
-            self.slot[key] = len(self.task)
-            for column, value in zip(columns, values, strict=True):
-                column.append(value)
-            for column, count in zip(self.counts, counts, strict=True):
-                column.append(count)
-        else:
-            for column, value in zip(columns, values, strict=True):
-                column[index] = value
-            for column, count in zip(self.counts, counts, strict=True):
-                column[index] = count
+        if group.first_time(key[2]):
+            self.distinct += 1
+            group.acc.add(*values)
+        else:  # a retried cell: its latest row wins
+            self.latest[key] = values
+
+    @property
+    def retried(self) -> bool:
+        return bool(self.latest)
+
+    def recount(self, rows: Iterable[tuple[Path, int, dict[str, Any]]]) -> None:
+        """Sum again from ``rows`` (the same files, read again), each cell once with its latest values."""
+        for group in self.by_index.values():
+            group.acc = _Acc()
+        done: set[tuple[int, int, int]] = set()
+        for file, number, data in rows:
+            group, key, values = self._cell(data, file, number)
+            if key in self.latest:
+                if key in done:
+                    continue
+                done.add(key)
+                values = self.latest[key]
+            group.acc.add(*values)
 
     def groups(self) -> dict[tuple[str, str], _Acc]:
         """One accumulator per (task, arm)."""
         task_names = {index: name for name, index in self.tasks.items()}
         arm_names = {index: name for name, index in self.arms.items()}
-        by_index: dict[tuple[int, int], _Acc] = {}
-        for task, arm, outcome, status, cost, *counts in zip(self.task, self.arm, self.outcome, self.status,
-                                                             self.cost, *self.counts, strict=True):
-            acc = by_index.get((task, arm))
-            if acc is None:
-                acc = by_index[task, arm] = _Acc()
-            acc.add(outcome, status, cost, counts)
-        return {(task_names[t], arm_names[a]): acc for (t, a), acc in by_index.items()}
+        return {(task_names[t], arm_names[a]): group.acc for (t, a), group in self.by_index.items()}
 
 
 def _bad(file: Path, number: int, key: str, message: str, expected: str) -> InputError:
@@ -362,7 +409,7 @@ class _Acc:
         self.outcomes = [0] * len(RUN_OUTCOMES)
         self.tokens = [0, 0, 0]
 
-    def add(self, outcome: int, status: int, cost: float, counts: list[int]) -> None:
+    def add(self, outcome: int, status: int, cost: float, counts: tuple[int, ...]) -> None:
         input_tokens, output_tokens, cached, turns, calls, denials = counts
         self.runs += 1
         self.outcomes[outcome] += 1

@@ -142,7 +142,14 @@ def render_markdown(comparison: Comparison) -> str:
 
 
 def render_json(comparison: Comparison) -> str:
-    return json_visible(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False)) + "\n"
+    document = json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False)
+    # json_visible leaves newlines and tabs as they are and takes its fast path only for a
+    # wholly printable text, which an indented document never is; without this check a
+    # large report (pass^k for every k of many repetitions: megabytes) went through it one
+    # character at a time, a list entry each (~100 MiB for a 9 MB report).
+    if document.replace("\n", "").replace("\t", "").isprintable():
+        return document + "\n"
+    return json_visible(document) + "\n"
 
 
 # --- HTML --------------------------------------------------------------------------------------------

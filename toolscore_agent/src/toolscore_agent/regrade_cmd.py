@@ -1,7 +1,9 @@
 """``toolscore regrade``: a study's recorded runs graded again with a new spec, nothing run.
 
 Exit codes: 0 the rows were regraded (whether or not an outcome changed: a change is the
-answer the user asked for, not a failure); 2 a bad runs file, spec or output. The work is
+answer the user asked for, not a failure); 1 with ``--fail-on-change`` when any outcome
+changed (for CI: "the new expectations must not move a verdict"); 2 a bad runs file, spec
+or output. The work is
 :func:`toolscore_agent.regrading.regrade`; this module only prints it. Every line that shows
 text from a row (cell ids, reasons quoting a model's answer) goes through ``safe_text`` so
 a recorded answer cannot drive the terminal.
@@ -42,6 +44,11 @@ def summary_lines(result: RegradeResult) -> list[str]:
         lines.append(f"  ... and {len(result.changes) - MAX_LISTED} more (--json lists every change)")
     for task_id, count in sorted(result.missing_tasks.items()):
         lines.append(f"  task {safe_text(task_id)!r} is not in the new spec: {count} row(s) kept unchanged")
+    if result.unconfirmed:
+        lines.append(f"  {len(result.unconfirmed)} pass(es) rest on a call whose result was not recorded "
+                     "(require_completed: false; checks.honest unknown): "
+                     + safe_text(", ".join(result.unconfirmed[:5]), limit=400)
+                     + (" ..." if len(result.unconfirmed) > 5 else ""))
     if result.not_graded:
         lines.append(f"  {result.not_graded} row(s) stopped before grading (no evaluation) stay error")
     lines.append(f"outcomes before: {_counts(result.before)}")
@@ -60,8 +67,10 @@ def summary_lines(result: RegradeResult) -> list[str]:
 @click.option("-o", "--output", metavar="FILE",
               help="Write the regraded rows here (a new file, or a runs file to replace; never RUNS).")
 @click.option("--json", "as_json", is_flag=True, help="Write the result as one JSON object.")
+@click.option("--fail-on-change", is_flag=True,
+              help="Exit 1 when any run changed outcome (default: 0, a change is the answer).")
 @run_command
-def regrade(runs: str, spec: str, output: str | None, as_json: bool) -> None:
+def regrade(runs: str, spec: str, output: str | None, as_json: bool, fail_on_change: bool) -> None:
     """Grade the recorded runs in RUNS again with the tasks of a new spec.
 
     \b
@@ -75,6 +84,7 @@ def regrade(runs: str, spec: str, output: str | None, as_json: bool) -> None:
     Examples:
       toolscore regrade runs.jsonl --spec study-v2.yaml
       toolscore regrade runs.jsonl --spec study-v2.yaml -o regraded.jsonl --json
+      toolscore regrade runs.jsonl --spec study.yaml --fail-on-change   # CI: verdicts must hold
     """
     from toolscore_agent.regrading import regrade as run_regrade
     from toolscore_core.reports.text import json_visible
@@ -85,6 +95,8 @@ def regrade(runs: str, spec: str, output: str | None, as_json: bool) -> None:
     else:
         for line in summary_lines(result):
             click.echo(line)
+    if fail_on_change and result.changes:
+        raise SystemExit(1)
 
 
 __all__ = ["regrade", "summary_lines"]

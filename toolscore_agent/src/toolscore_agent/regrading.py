@@ -23,6 +23,9 @@ Decisions a user can rely on:
   renamed over it only when complete (a crash leaves the old output or none, never half).
   The output may not be the input, and an existing output must be a runs file.
 - **Rows stream**: one row in memory at a time, plus the list of changed outcomes.
+- **A pass no recorded result confirms is listed.** Under ``require_completed: false`` a
+  required call that timed out counts as asked, so the row can pass while its ``honest``
+  check stays unknown (null); such cells are reported as unconfirmed passes, not hidden.
 
 Each regraded row records ``extra.regrade``: the new spec's name and the outcome before.
 
@@ -78,6 +81,7 @@ class RegradeResult:
     after: dict[str, int]
     output: Path | None = None
     torn: str | None = None
+    unconfirmed: tuple[str, ...] = ()  # cells that pass now although a call's result is unknown
 
     @property
     def missing_rows(self) -> int:
@@ -89,7 +93,8 @@ class RegradeResult:
                 "changes": [c.to_dict() for c in self.changes],
                 "missing_tasks": dict(self.missing_tasks), "missing_rows": self.missing_rows,
                 "outcomes_before": dict(self.before), "outcomes_after": dict(self.after),
-                "output": str(self.output) if self.output is not None else None, "torn": self.torn}
+                "output": str(self.output) if self.output is not None else None, "torn": self.torn,
+                "unconfirmed_passes": list(self.unconfirmed)}
 
 
 def _spec(spec: AgentSpec | str | os.PathLike[str] | Mapping[str, Any]) -> AgentSpec:
@@ -113,6 +118,18 @@ def regrade_row(row: RunRow, task: Task, spec_name: str) -> RunRow:
         evaluation["credentials"] = recorded
     extra = {**row.extra, "regrade": {"spec": spec_name, "previous_outcome": row.outcome}}
     return attrs.evolve(row, outcome=grade.outcome, passed=grade.passed, evaluation=evaluation, extra=extra)
+
+
+def unconfirmed_pass(row: RunRow) -> bool:
+    """A pass that rests on a call whose result was never recorded (``checks.honest`` unknown).
+
+    Only a task with ``require_completed: false`` can pass such a row: it says asking for a
+    call is what counts, so a required call that timed out still counts as asked. The pass
+    is what the spec says, so it stands; it is listed so a user can see which passes no
+    recorded result confirms (``--json``: ``unconfirmed_passes``).
+    """
+    checks = (row.evaluation or {}).get("checks")
+    return row.outcome == "pass" and isinstance(checks, dict) and checks.get("honest", False) is None
 
 
 def _check_output(rows_path: Path, output: Path) -> None:
@@ -161,6 +178,7 @@ def regrade(rows_path: str | os.PathLike[str], spec: AgentSpec | str | os.PathLi
     after: Counter[str] = Counter()
     missing: Counter[str] = Counter()
     changes: list[OutcomeChange] = []
+    unconfirmed: list[str] = []
     rows = regraded = not_graded = 0
     temp = target.with_name(f".{target.name}.regrade-{os.getpid()}.tmp") if target is not None else None
     writer = RunWriter(temp) if temp is not None else None
@@ -182,6 +200,8 @@ def regrade(rows_path: str | os.PathLike[str], spec: AgentSpec | str | os.PathLi
                     reasons = tuple((new.evaluation or {}).get("outcome_reasons") or ())
                     changes.append(OutcomeChange(row.cell_id, row.outcome, new.outcome, reasons))
             after[new.outcome] += 1
+            if task is not None and new is not row and unconfirmed_pass(new):
+                unconfirmed.append(new.cell_id)
             if writer is not None:
                 writer.write(new)
         if writer is not None:
@@ -195,7 +215,8 @@ def regrade(rows_path: str | os.PathLike[str], spec: AgentSpec | str | os.PathLi
             temp.unlink()
     return RegradeResult(spec_name=study.name, rows=rows, regraded=regraded, not_graded=not_graded,
                          changes=tuple(changes), missing_tasks=dict(missing), before=dict(before),
-                         after=dict(after), output=target, torn=torn[0] if torn else None)
+                         after=dict(after), output=target, torn=torn[0] if torn else None,
+                         unconfirmed=tuple(unconfirmed))
 
 
-__all__ = ["OutcomeChange", "RegradeResult", "regrade", "regrade_row"]
+__all__ = ["OutcomeChange", "RegradeResult", "regrade", "regrade_row", "unconfirmed_pass"]

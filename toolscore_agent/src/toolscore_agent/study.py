@@ -490,17 +490,21 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
               only_tasks: Iterable[str] | None = None, only_arms: Iterable[str] | None = None,
               allow_unknown_price: bool = False, dry_run: bool = False,
               on_run: Callable[[RunRow, StudyProgress], None] | None = None, pm: Any = None,
-              plan: StudyPlan | None = None, budget: Budget | None = None) -> StudyResult:
+              plan: StudyPlan | None = None, budget: Budget | None = None,
+              executor: str | None = None) -> StudyResult:
     """Run every pending cell of ``spec`` and append a row per run to ``output``.
 
     ``provider_factory(arm, task)`` makes the provider of a run (default: the providers
     registry); ``on_run(row, progress)`` hears about each row as it is written (from the
     worker's thread, one at a time). ``dry_run`` plans and returns without starting
     anything. ``plan`` reuses a plan made by :func:`plan_study` with the same arguments;
-    ``budget`` replaces the spec's (a budget shared with something else).
+    ``budget`` replaces the spec's (a budget shared with something else). ``executor``
+    names an executor of the kernel's kind to run the cells (see :func:`study_executor`);
+    ``None`` keeps the study's own thread pool.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a whole number of at least 1, not {workers!r}")
+    chosen = study_executor(executor, workers, pm) if executor is not None else None
     if plan is None:
         plan = plan_study(spec, output, only_tasks=only_tasks, only_arms=only_arms,
                           allow_unknown_price=allow_unknown_price)
@@ -527,7 +531,10 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
         _load_metrics(pm)
         launcher = _warm_launcher(spec.server) if len(pending) > 1 else None
         runner = _Runner(spec, plan, budget, guard, factory, build_check, base_dir, launcher)
-        rows, stopped = _execute(runner, pending, workers, writer, on_run)
+        if chosen is not None:
+            rows, stopped = _execute_on(chosen, runner, pending, writer, on_run)
+        else:
+            rows, stopped = _execute(runner, pending, workers, writer, on_run)
     finally:
         if launcher is not None:
             launcher.close()
@@ -599,6 +606,88 @@ def _execute(runner: _Runner, cells: tuple[Cell, ...], workers: int, writer: Run
     return rows, any(row.status == "budget_stopped" for row in rows)
 
 
+def study_executor(name: str, workers: int, pm: Any = None) -> Any:
+    """The executor called ``name`` for a study's cells, or an InputError saying why not.
+
+    A study's cells share objects that live in this process: the budget (each model call
+    reserves its worst case in it before it is made, so N workers together never pass
+    ``max_usd``), the guard and the warm server launcher. An executor that runs the cells in
+    this process (``thread``, or a plugin's in-process one) shares them as they are.
+    ``local`` runs items in other processes, where each would get its own copy of the
+    budget and the cap would no longer hold, so it is refused until the kernel offers a
+    budget shared across processes (see docs/guide/bulk.md, "A budget across workers").
+    """
+    from toolscore_core import get_executor
+
+    if name == "local":
+        raise InputError("--executor local runs cells in worker processes, which cannot share the study's "
+                         "budget (the max_usd cap would no longer hold)",
+                         hint="Use --executor thread (the default for studies: runs wait on the model and "
+                              "the server, so threads overlap them) with --workers N")
+    return get_executor(name, pm=pm, workers=workers)
+
+
+class _Failed:
+    """A cell whose run raised (a bad spec, a bug): carried back as a value so the caller
+    re-raises the original exception once the runs in flight have finished."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _execute_on(executor: Any, runner: _Runner, cells: tuple[Cell, ...], writer: RunWriter | None,
+                on_run: Callable[[RunRow, StudyProgress], None] | None) -> tuple[list[RunRow], bool]:
+    """Run ``cells`` through an executor of the kernel's kind; this thread writes every row.
+
+    The same rules as :func:`_execute`: no new run starts once the budget stopped one or a
+    run raised, and the first exception is raised after the runs in flight have ended.
+    Results are keyed by cell id, so an executor that ran a cell twice writes one row.
+    """
+    rows: list[RunRow] = []
+    stop = threading.Event()
+    budget = runner.budget
+    failure: BaseException | None = None
+    seen: set[Any] = set()
+
+    def one(cell: Cell) -> RunRow | _Failed | None:
+        if stop.is_set():
+            return None
+        try:
+            return runner.run(cell)
+        except Exception as exc:  # returned, not raised: the executor would turn it into text
+            return _Failed(exc)
+
+    def feed() -> Iterator[tuple[str, Cell]]:
+        for cell in cells:
+            if stop.is_set():
+                return
+            yield cell.cell_id, cell
+
+    with executor:
+        for result in executor.run(one, feed()):
+            value = result.value
+            if isinstance(value, _Failed) or result.error is not None:
+                if failure is None:
+                    error = result.error
+                    failure = value.error if isinstance(value, _Failed) else RuntimeError(
+                        f"cell {result.key}: {error.type if error else 'Error'}: {error.message if error else ''}")
+                stop.set()
+                continue
+            if not isinstance(value, RunRow) or result.key in seen:
+                continue
+            seen.add(result.key)
+            if writer is not None:
+                writer.write(value)
+            rows.append(value)
+            if value.status == "budget_stopped":
+                stop.set()
+            if on_run is not None:
+                on_run(value, StudyProgress(len(rows), len(cells), budget.spent_usd, budget.max_usd))
+    if failure is not None:
+        raise failure
+    return rows, any(row.status == "budget_stopped" for row in rows)
+
+
 __all__ = [
     "Cell",
     "ProviderFactory",
@@ -611,4 +700,5 @@ __all__ = [
     "plan_study",
     "run_study",
     "run_worst_case_usd",
+    "study_executor",
 ]

@@ -21,6 +21,8 @@ from toolscore._lazy import missing_attribute, resolve
 from toolscore_core import __version__
 
 if TYPE_CHECKING:
+    from toolscore_pytest.cases import cases as cases
+
     from toolscore import export as export
     from toolscore import mcp as mcp
     from toolscore import metrics as metrics
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from toolscore_core.scoring.assertions import assert_tools as assert_tools
     from toolscore_core.scoring.assertions import test_agent as test_agent
     from toolscore_core.scoring.assertions import test_agent_async as test_agent_async
+    from toolscore_core.scoring.bulk import evaluate_many as evaluate_many
     from toolscore_core.scoring.evaluation import evaluate as evaluate
     from toolscore_core.scoring.evaluation import evaluate_trace as evaluate_trace
     from toolscore_core.scoring.fluent import expect as expect
@@ -52,6 +55,7 @@ if TYPE_CHECKING:
     from toolscore_core.scoring.matchers import IsType as IsType
     from toolscore_core.scoring.matchers import OneOf as OneOf
     from toolscore_core.scoring.matchers import Regex as Regex
+    from toolscore_judge.config import JudgeConfig as JudgeConfig
     from toolscore_mcp.client import MCPHttpClient as MCPHttpClient
     from toolscore_mcp.client import MCPStdioClient as MCPStdioClient
 
@@ -60,6 +64,7 @@ _NAMES: dict[str, tuple[str, str]] = {
     # scoring (toolscore-core)
     "evaluate": ("toolscore_core.scoring.evaluation", "toolscore-core"),
     "evaluate_trace": ("toolscore_core.scoring.evaluation", "toolscore-core"),
+    "evaluate_many": ("toolscore_core.scoring.bulk", "toolscore-core"),
     "assert_tools": ("toolscore_core.scoring.assertions", "toolscore-core"),
     "test_agent": ("toolscore_core.scoring.assertions", "toolscore-core"),
     "test_agent_async": ("toolscore_core.scoring.assertions", "toolscore-core"),
@@ -87,9 +92,13 @@ _NAMES: dict[str, tuple[str, str]] = {
     "from_claude_agent_sdk": ("toolscore_adapters.helpers", "toolscore-adapters"),
     "from_crewai": ("toolscore_adapters.helpers", "toolscore-adapters"),
     "from_otel": ("toolscore_adapters.helpers", "toolscore-adapters"),
+    # the LLM judge (toolscore-judge)
+    "JudgeConfig": ("toolscore_judge.config", "toolscore-judge"),
     # MCP (toolscore-mcp)
     "MCPStdioClient": ("toolscore_mcp.client", "toolscore-mcp"),
     "MCPHttpClient": ("toolscore_mcp.client", "toolscore-mcp"),
+    # parametrize a test from case dicts (toolscore-pytest)
+    "cases": ("toolscore_pytest.cases", "toolscore-pytest"),
 }
 
 # The subpackages with the paths of the docs; importing one imports no feature distribution.

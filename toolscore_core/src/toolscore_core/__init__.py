@@ -114,6 +114,8 @@ _LAZY: dict[str, str] = {
     # scoring extension points (plugin metrics, judges)
     "EvaluationContext": "toolscore_core.scoring.evaluation",
     "evaluate": "toolscore_core.scoring.evaluation",
+    "evaluate_many": "toolscore_core.scoring.bulk",
+    "BulkResult": "toolscore_core.scoring.bulk",
     "honesty": "toolscore_core.scoring.honesty",
     # reading contracts, and the forbidden-rule matcher (guards and the report must agree)
     "expected_calls": "toolscore_core.scoring.contracts",
@@ -461,6 +463,12 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is resolved o
     )
     from toolscore_core.scoring.behaviour import (
         rule_matches as rule_matches,
+    )
+    from toolscore_core.scoring.bulk import (
+        BulkResult as BulkResult,
+    )
+    from toolscore_core.scoring.bulk import (
+        evaluate_many as evaluate_many,
     )
     from toolscore_core.scoring.contracts import (
         expected_calls as expected_calls,

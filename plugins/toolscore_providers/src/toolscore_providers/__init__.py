@@ -2,7 +2,7 @@
 
 ``scripted`` (offline, free), ``openai`` (the OpenAI Responses API), ``anthropic``
 (Anthropic Messages) and ``openai-chat`` (any OpenAI-compatible Chat Completions server:
-vLLM, Ollama, LM Studio), registered in the ``toolscore.providers`` entry-point group, and
+vLLM, Ollama, LM Studio), ``gemini`` (Google's generateContent API), registered in the ``toolscore.providers`` entry-point group, and
 :mod:`toolscore_providers.fake_server`, a scripted model server for offline tests.
 
 Names resolve on first use so importing the package (as plugin listing does) loads no SDK.
@@ -19,6 +19,7 @@ _LAZY: dict[str, str] = {
     "OpenAIResponsesProvider": "toolscore_providers.openai_responses",
     "OpenAIChatProvider": "toolscore_providers.openai_chat",
     "AnthropicMessagesProvider": "toolscore_providers.anthropic_messages",
+    "GeminiProvider": "toolscore_providers.gemini",
     "RetryPolicy": "toolscore_providers.retry",
     "ToolNameMap": "toolscore_providers.names",
     "FakeModelServer": "toolscore_providers.fake_server",

@@ -5,8 +5,8 @@ Why a real HTTP server rather than a fake client object: it lets the real ``open
 parse the answer into their models, raise their own exceptions for 429 and 529), so a test
 proves the provider works with the SDK, not with our idea of it. Nothing here calls out.
 
-Each POST to ``/v1/responses``, ``/v1/chat/completions`` or ``/v1/messages`` takes the next
-entry of the script (one queue, in order, whatever the endpoint) and answers it in that
+Each POST to ``/v1/responses``, ``/v1/chat/completions``, ``/v1/messages`` or a Gemini
+``.../models/<model>:generateContent`` takes the next entry of the script (one queue, in order, whatever the endpoint) and answers it in that
 API's shape:
 
 - ``{"text": "...", "calls": [{"tool": NAME, "args": {...}}], "stop": ..., "usage": {...}}``:
@@ -41,7 +41,8 @@ import attrs
 
 #: Largest request body accepted (a test's requests are small; this bounds a runaway).
 MAX_BODY = 16 * 1024 * 1024
-_SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "openai-organization", "openai-project")
+_SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "openai-organization", "openai-project",
+                   "x-goog-api-key")
 _DEFAULT_USAGE = {"input_tokens": 100, "output_tokens": 20, "cached_tokens": 0}
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                 404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
@@ -146,7 +147,7 @@ class FakeModelServer:
             headers.update({str(k): str(v) for k, v in (entry.get("headers") or {}).items()})
             return status, headers, data
         model = body.get("model") if isinstance(body, dict) else None
-        render = {"responses": _responses, "chat": _chat, "messages": _messages}[api]
+        render = {"responses": _responses, "chat": _chat, "messages": _messages, "gemini": _gemini}[api]
         return 200, {"content-type": "application/json"}, json.dumps(render(entry, n, model)).encode()
 
 
@@ -173,11 +174,14 @@ def _handler_for(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             server._record(RecordedRequest("POST", path, headers, body, raw))
             api = ("responses" if path.endswith("/responses") else "chat"
                    if path.endswith("/chat/completions") else "messages"
-                   if path.endswith("/messages") else None)
+                   if path.endswith("/messages") else "gemini"
+                   if path.endswith(":generateContent") else None)
             if api is None:
                 self._send(404, {"content-type": "application/json"},
                            json.dumps({"error": {"message": f"no route {path}"}}).encode())
                 return
+            if api == "gemini":  # Gemini names the model in the path, not the body
+                body = {**(body if isinstance(body, dict) else {}), "model": path.rsplit("/", 1)[-1].split(":")[0]}
             self._send(*server.answer(api, body))
 
         def _send(self, status: int, headers: dict[str, str], data: bytes) -> None:
@@ -196,6 +200,8 @@ def _error(api: str, status: int, message: str, kind: Any, code: Any) -> tuple[i
     if api == "messages":
         body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message},
                                 "request_id": "req_fake"}
+    elif api == "gemini":
+        body = {"error": {"code": status, "message": message, "status": code or _GEMINI_STATUS.get(status, "UNKNOWN")}}
     else:
         body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
     return status, {"content-type": "application/json"}, json.dumps(body).encode()
@@ -286,6 +292,35 @@ def _messages(entry: Mapping[str, Any], n: int, model: Any) -> dict[str, Any]:
             "input_tokens": usage["input_tokens"] - usage["cached_tokens"],
             "output_tokens": usage["output_tokens"], "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": usage["cached_tokens"]},
+    }
+
+
+_GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+                  429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+_GEMINI_FINISH = {"end_turn": "STOP", "tool_use": "STOP", "max_tokens": "MAX_TOKENS", "refusal": "SAFETY"}
+
+
+def _gemini(entry: Mapping[str, Any], n: int, model: Any) -> dict[str, Any]:
+    """A ``generateContent`` answer: text and ``functionCall`` parts, ``usageMetadata``."""
+    calls = _calls(entry, n)
+    parts: list[dict[str, Any]] = []
+    if entry.get("text") is not None:
+        parts.append({"text": entry["text"]})
+    for cid, name, args in calls:
+        if isinstance(args, str):
+            with contextlib.suppress(ValueError):
+                args = json.loads(args)
+        parts.append({"functionCall": {"id": cid, "name": name, "args": args}})
+    stop = entry.get("stop") or ("tool_use" if calls else "end_turn")
+    usage = _usage(entry)
+    return {
+        "candidates": [{"index": 0, "content": {"role": "model", "parts": parts},
+                        "finishReason": _GEMINI_FINISH.get(stop, str(stop))}],
+        "modelVersion": model, "responseId": f"gen_{n}",
+        "usageMetadata": None if usage is None else {
+            "promptTokenCount": usage["input_tokens"], "candidatesTokenCount": usage["output_tokens"],
+            "cachedContentTokenCount": usage["cached_tokens"],
+            "totalTokenCount": usage["input_tokens"] + usage["output_tokens"]},
     }
 
 

@@ -14,12 +14,13 @@ from toolscore_core import hookimpl
 
 @hookimpl
 def toolscore_register_providers() -> list[Any]:
-    """The scripted, OpenAI Responses, Anthropic Messages and OpenAI-compatible chat providers."""
+    """The scripted, OpenAI Responses, Anthropic Messages, OpenAI-compatible chat and Gemini providers."""
     from toolscore_providers import (
         AnthropicMessagesProvider,
+        GeminiProvider,
         OpenAIChatProvider,
         OpenAIResponsesProvider,
         ScriptedProvider,
     )
 
-    return [ScriptedProvider, OpenAIResponsesProvider, AnthropicMessagesProvider, OpenAIChatProvider]
+    return [ScriptedProvider, OpenAIResponsesProvider, AnthropicMessagesProvider, OpenAIChatProvider, GeminiProvider]

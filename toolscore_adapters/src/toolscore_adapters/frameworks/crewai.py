@@ -30,6 +30,7 @@ from toolscore_adapters._common import (
     MalformedArguments,
     from_package,
     invalid_arguments_metadata,
+    lenient_arguments,
     parse_arguments,
     result_text,
     to_plain,
@@ -182,8 +183,11 @@ def _native_call(raw: Any, path: tuple[str | int, ...]) -> dict[str, Any]:
     tool = function.get("name")
     if not isinstance(tool, str) or not tool:
         raise InputError(f"a tool call needs function.name, not {tool!r}", location=where(*path, "function", "name"))
-    return {"tool": tool, "id": raw.get("id") if isinstance(raw.get("id"), str) else None,
-            "args": parse_arguments(function.get("arguments"), where=where(*path, "function", "arguments"))}
+    args, invalid = lenient_arguments(function.get("arguments"), where=where(*path, "function", "arguments"))
+    call = {"tool": tool, "id": raw.get("id") if isinstance(raw.get("id"), str) else None, "args": args}
+    if invalid is not None:  # cut off or broken argument text: kept and reported, not an error
+        call["metadata"] = invalid
+    return call
 
 
 def _join_failure(record: Any, calls: list[dict[str, Any]], path: tuple[str | int, ...]) -> None:
@@ -195,7 +199,8 @@ def _join_failure(record: Any, calls: list[dict[str, Any]], path: tuple[str | in
     for call in calls:
         if call["tool"] == record.get("tool_name") and call.get("args") == args and call.get("is_error") is not True:
             call.update(is_error=True, error=text_or_json(failure.get("message")) or "tool failure",
-                        metadata={"failure_reason": failure.get("reason"), "failure_code": failure.get("code")})
+                        metadata={**(call.get("metadata") or {}), "failure_reason": failure.get("reason"),
+                                  "failure_code": failure.get("code")})
             return
 
 
@@ -218,14 +223,15 @@ def _event_calls(events: list[Any]) -> list[ToolCall]:
         if kind == "tool_usage_started":
             if not isinstance(tool, str) or not tool:
                 raise InputError(f"a tool event needs a tool_name, not {tool!r}", location=where(i, "tool_name"))
-            args = parse_arguments(event.get("tool_args"), where=where(i, "tool_args"))
+            args, invalid = lenient_arguments(event.get("tool_args"), where=where(i, "tool_args"))
             previous = calls[-1] if calls else None
             if (previous is not None and previous["tool"] == tool and previous["args"] == args
                     and previous.get("is_error") is True and (event.get("run_attempts") or 1) > 1):
                 call = previous  # CrewAI's own retry of the same call
                 call["metadata"]["attempts"] = event.get("run_attempts")
             else:
-                call = {"tool": tool, "args": args, "id": None, "metadata": {}, "_start": iso_time(event.get("timestamp"))}
+                call = {"tool": tool, "args": args, "id": None, "metadata": dict(invalid or {}),
+                        "_start": iso_time(event.get("timestamp"))}
                 calls.append(call)
             open_calls.append(call)
             if isinstance(event.get("event_id"), str):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration, text_of
+from toolscore_adapters._common import CallBook, as_plain, lenient_arguments, read_duration, text_of
 from toolscore_adapters.providers._shapes import (
     ANTHROPIC,
     SAMPLE,
@@ -101,10 +101,9 @@ class AnthropicAdapter(TraceAdapter):
                     if not isinstance(name, str) or not name:
                         raise InputError(f"the tool name must be a non-empty string, not {name!r}",
                                          location=f"{where}.name")
-                    args = parse_arguments(block.get("input", {}), where=f"{where}.input")
-                    block_meta: dict[str, Any] | None = None
+                    args, block_meta = lenient_arguments(block.get("input", {}), where=f"{where}.input")
                     if kind != "tool_use":
-                        block_meta = {"block_type": kind}
+                        block_meta = {**(block_meta or {}), "block_type": kind}
                         if isinstance(block.get("server_name"), str):
                             block_meta["server_name"] = block["server_name"]
                     book.call(name, args, call_id=block.get("id"), location=where, metadata=block_meta)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_adapters._common import CallBook, as_plain, parse_arguments, read_duration
+from toolscore_adapters._common import CallBook, as_plain, lenient_arguments, read_duration
 from toolscore_adapters.providers._shapes import (
     GEMINI,
     check_styles,
@@ -136,8 +136,11 @@ class GeminiAdapter(TraceAdapter):
         if not isinstance(name, str) or not name:
             raise InputError(f"the function name must be a non-empty string, not {name!r}",
                              location=json_path([*at, "name"]))
-        args = parse_arguments(call.get("args", {}), where=json_path([*at, "args"]))
-        book.call(name, args if args is not None else {}, call_id=call.get("id"), location=json_path(at))
+        raw = call.get("args", {})
+        args, invalid = lenient_arguments(raw, where=json_path([*at, "args"]))
+        if args is None and invalid is None:  # no args at all: a call that takes none
+            args = {}
+        book.call(name, args, call_id=call.get("id"), location=json_path(at), metadata=invalid)
 
     def _answer(self, answer: Any, at: list[str | int], book: CallBook) -> None:
         if not isinstance(answer, dict):

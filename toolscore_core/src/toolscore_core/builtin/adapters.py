@@ -8,8 +8,9 @@ This is what ``toolscore mcp record`` users hand-edit and what tests write inlin
     [{"tool": "get_weather", "args": {"city": "NYC"}, "result": "...", "is_error": false,
       "error": null, "duration": 0.12}]
 
-An object ``{"calls": [...], "final_answer": "..."}`` is accepted too. Every other format
-lives in the toolscore-adapters distribution.
+An object ``{"calls": [...], "final_answer": "..."}`` is accepted too, and as tool-scorer
+1.10.0 read them, ``{"tool_calls": [...]}`` and a single call dict (a run of one call).
+Every other format lives in the toolscore-adapters distribution.
 """
 
 from __future__ import annotations
@@ -46,6 +47,22 @@ def _named(call: Any) -> bool:
     return isinstance(call, dict) and any(isinstance(call.get(k), str) for k in _TOOL_KEYS)
 
 
+_WRAPPER_KEYS = ("calls", "tool_calls")  # tool-scorer 1.10.0 read both spellings of the wrapper
+
+
+def _wrapped(data: dict[str, Any]) -> tuple[str | None, Any]:
+    """``(key, calls)`` of a ``{"calls": [...]}`` / ``{"tool_calls": [...]}`` wrapper, or
+    ``(None, [data])`` for a dict that is itself one call (keys of a call only, so another
+    format's object is never mistaken for one), or ``(None, None)``. Looks at keys only:
+    detection runs on every input and must stay cheap."""
+    for key in _WRAPPER_KEYS:
+        if key in data:
+            return (key, data[key]) if set(data) <= {key, "final_answer", "metadata"} else (None, None)
+    if _named(data) and data.keys() <= _KNOWN_FIELDS:
+        return None, [data]
+    return None, None
+
+
 class CustomCallListAdapter(TraceAdapter):
     """A JSON list of ``{"tool", "args", "result", "is_error", "error", "duration"}`` dicts."""
 
@@ -53,7 +70,7 @@ class CustomCallListAdapter(TraceAdapter):
     description: ClassVar[str] = 'a plain list of {"tool", "args", ...} call dicts'
 
     def detect(self, data: Any) -> float:
-        calls = data.get("calls") if isinstance(data, dict) and set(data) <= {"calls", "final_answer", "metadata"} else data
+        calls = _wrapped(data)[1] if isinstance(data, dict) else data
         if isinstance(calls, (list, tuple)):
             if not calls:
                 return 0.05  # an empty run: ours, weakly, so evaluate(actual=[]) scores 0
@@ -71,11 +88,14 @@ class CustomCallListAdapter(TraceAdapter):
         metadata: dict[str, Any] = {}
         prefix: list[str | int] = []
         calls_data = data
+        if isinstance(data, dict) and not any(k in data for k in _WRAPPER_KEYS) and _named(data):
+            return self._single(data)
         if isinstance(data, dict):
-            calls_data = data.get("calls")
+            key = next((k for k in _WRAPPER_KEYS if k in data), "calls")
+            calls_data = data.get(key)
             final_answer = data.get("final_answer")
             metadata = dict(data.get("metadata") or {})
-            prefix = ["calls"]
+            prefix = [key]
         if not isinstance(calls_data, (list, tuple)):
             raise InputError("is not a list of tool calls", location=json_path(prefix),
                              expected='a list of {"tool": NAME, "args": {...}} objects')
@@ -85,6 +105,12 @@ class CustomCallListAdapter(TraceAdapter):
             metadata["unknown_keys"] = unknown
         return Trace(calls=calls,
                      final_answer=final_answer, source_format=self.name, metadata=metadata)
+
+    def _single(self, item: dict[str, Any]) -> Trace:
+        """One call dict as the whole trace (how tool-scorer 1.10.0 read it)."""
+        call = self._call(item, [])
+        metadata = {"unknown_keys": sorted(k for k in item if k not in _KNOWN_FIELDS)}
+        return Trace(calls=(call,), source_format=self.name, metadata=metadata if metadata["unknown_keys"] else {})
 
     def _call(self, item: Any, where: list[str | int]) -> ToolCall:
         if isinstance(item, ToolCall):

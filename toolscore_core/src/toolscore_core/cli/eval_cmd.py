@@ -15,6 +15,7 @@ import click
 
 from toolscore_core.cli import run_command
 from toolscore_core.cli._app import App
+from toolscore_core.cli.judge_options import JudgeOptionsCommand, judge_from_context
 from toolscore_core.kernel.errors import InputError
 
 REPORT_SUBJECT = "evaluation"
@@ -104,7 +105,8 @@ def check_mode_option(mode: str | None) -> str | None:
 def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None, forbidden_file: str | None,
                    weights: dict[str, float] | None, min_score: float | None,
                    mode: str | None,
-                   metric_options: dict[str, dict[str, Any]] | None = None) -> tuple[Any, list[Any]]:
+                   metric_options: dict[str, dict[str, Any]] | None = None,
+                   judge: Any = None) -> tuple[Any, list[Any]]:
     """Score TRACE against GOLD through the kernel's front door, ``evaluate_trace``.
 
     The gold file is read there, once, so every problem in it (a misspelt weight, an
@@ -128,6 +130,7 @@ def evaluate_files(app: App, gold: str, trace: str, *, trace_format: str | None,
             min_score=min_score,
             plugin_manager=app.pm,
             metric_options=metric_options,
+            judge=judge,
         )
     from toolscore_core.cli.notices import warn_about_reading
 
@@ -153,14 +156,37 @@ def violation_count(evaluation: Any) -> int:
     return found["policy_violations"] + found["credentials"]
 
 
+def _bulk_or_refuse(app: App, gold: str, trace: str | None, patterns: tuple[str, ...], given: dict[str, Any]) -> None:
+    """``--traces``: the bulk run (:mod:`toolscore_core.cli.eval_bulk`); no TRACE and no ``--traces``: exit 2."""
+    if not patterns:
+        raise InputError("no trace given", expected="toolscore eval GOLD TRACE, or GOLD --traces 'DIR/**/*.json' -o FILE")
+    if trace is not None:
+        raise InputError("give TRACE or --traces, not both", hint="Add TRACE as another --traces pattern")
+    single_only = [flag for flag, value in (("--save-baseline", given["save_baseline"]), ("--html", given["html_file"]),
+                                            ("--fail-on-violations", given["fail_on_violations"]),
+                                            ("--report", given["report"] != "console"),
+                                            ("a judge", judge_from_context() is not None)) if value]
+    if single_only:
+        raise InputError(f"{', '.join(single_only)} applies to one trace, not to --traces (yet)",
+                         hint="Bulk results are rows in -o FILE.jsonl and a FILE.summary.json next to it")
+    from toolscore_core.cli.eval_bulk import run_bulk
+
+    check_unit("--min-score", given["min_score"])
+    run_bulk(app, gold, patterns, output=given["output"], workers=given["workers"], executor=given["executor"],
+             trace_format=given["trace_format"], forbidden_file=given["forbidden_file"],
+             weights=parse_weights(given["weight_options"]),
+             min_score=given["min_score"], mode=check_mode_option(given["mode"]),
+             metric_options=parse_metric_options(given["metric_option_values"]))
+
+
 def _stdout() -> IO[str]:
     # Looked up at call time: click's test runner and pytest swap sys.stdout.
     return sys.stdout
 
 
-@click.command("eval")
+@click.command("eval", cls=JudgeOptionsCommand)  # installed judges add their options
 @click.argument("gold", metavar="GOLD")
-@click.argument("trace", metavar="TRACE")
+@click.argument("trace", metavar="[TRACE]", required=False)
 @click.option("--format", "trace_format", metavar="NAME",
               help="Trace format (default: detected). See `toolscore plugins` for the installed ones.")
 @click.option("--forbidden", "forbidden_file", metavar="FILE",
@@ -177,17 +203,28 @@ def _stdout() -> IO[str]:
               help="Order mode: strict, in_order, unordered, subset, superset (default: sequence accuracy).")
 @click.option("--report", default="console", show_default=True, metavar="FORMAT",
               help="console, md, html, json or junit (or a plugin's format).")
-@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE (the console summary still prints).")
+@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE (the console summary still prints); "
+                                                   "with --traces, the JSONL results file.")
 @click.option("--html", "html_file", metavar="FILE", help="Shorthand for --report html -o FILE.")
 @click.option("--save-baseline", metavar="FILE", help="Save the figures of this run for `toolscore regression`.")
 @click.option("--verbose", "-v", is_flag=True, help="Say on stderr what was read, how it was scored, and when.")
+@click.option("--traces", "trace_patterns", multiple=True, metavar="PATTERN",
+              help="Bulk: score every file PATTERN matches (quoted glob, ** recurses; repeatable) instead of "
+                   "TRACE; one row per trace to -o FILE.jsonl, rerun to resume. See docs/guide/bulk.md.")
+@click.option("--workers", type=click.IntRange(min=1), metavar="N",
+              help="Bulk: traces scored at once (default: one per CPU).")
+@click.option("--executor", metavar="NAME",
+              help="Bulk: where the work runs: local (worker processes, the default), thread, or a plugin's "
+                   "(`toolscore plugins` lists them).")
 @click.pass_obj
 @run_command
-def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forbidden_file: str | None,
+def eval_command(app: App, gold: str, trace: str | None, trace_format: str | None, forbidden_file: str | None,
                  fail_on_violations: bool, weight_options: tuple[str, ...],
                  metric_option_values: tuple[str, ...], min_score: float | None,
                  mode: str | None, report: str, output: str | None, save_baseline: str | None,
-                 html_file: str | None = None, verbose: bool = False) -> None:
+                 html_file: str | None = None, verbose: bool = False,
+                 trace_patterns: tuple[str, ...] = (), workers: int | None = None,
+                 executor: str | None = None) -> None:
     """Score the tool calls in TRACE against the expected calls in GOLD.
 
     GOLD is a JSON or YAML list of expected calls ({"tool": NAME, "args": {...}}; omit
@@ -206,6 +243,11 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
       toolscore eval gold.json trace.json --report html -o report.html
       toolscore eval gold.json trace.json --report junit -o toolscore.xml
       toolscore eval gold.json trace.json --save-baseline baseline.json
+      toolscore eval gold.json --traces 'traces/**/*.json' -o results.jsonl --workers 4
+
+    With --traces, every matched trace is scored (one JSON row each in -o, rerun to resume)
+    and the aggregate is printed and written to <output stem>.summary.json; exit 1 when a
+    trace is below the bar or unreadable.
 
     A report written to stdout (--report md with no -o) gets the stdout to itself: the
     FAIL / ERROR / saved-baseline lines then go to stderr.
@@ -215,6 +257,9 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
     """
     from toolscore_core.cli.eval_output import Lines, report_on_stdout, resolve_html
 
+    if trace_patterns or trace is None:
+        _bulk_or_refuse(app, gold, trace, trace_patterns, locals())
+        return
     report, output = resolve_html(report, output, html_file)
     lines = Lines(verdict_to_stderr=report_on_stdout(report, output), verbose=verbose)
     weights = parse_weights(weight_options)
@@ -225,7 +270,8 @@ def eval_command(app: App, gold: str, trace: str, trace_format: str | None, forb
     lines.note(f"reading {gold} and {trace}")
     evaluation, forbidden = evaluate_files(app, gold, trace, trace_format=trace_format,
                                            forbidden_file=forbidden_file, weights=weights,
-                                           min_score=min_score, mode=mode, metric_options=metric_options)
+                                           min_score=min_score, mode=mode, metric_options=metric_options,
+                                           judge=judge_from_context())
     lines.describe(evaluation)
     write_report(exporter, evaluation, output, forbidden=forbidden)
     lines.note(f"wrote the {report} report to {output or 'stdout'}")

@@ -169,8 +169,9 @@ def toolscore_register_executors() -> type[Executor] | Sequence[type[Executor] |
 def toolscore_register_judges() -> type[Judge] | Sequence[type[Judge] | Judge]:
     """Return the judges this plugin provides: deciders for what deterministic matching left open.
 
-    Group: ``toolscore.judges``. Loaded by ``evaluate(judge=NAME)`` and the commands that
-    accept a judge; never by a plain evaluation.
+    Group: ``toolscore.judges``. Loaded by ``evaluate(judge=NAME)`` and by the commands that
+    accept a judge (``toolscore eval`` collects the options judges add to it, see
+    :mod:`toolscore_core.cli.judge_options`); never by a plain ``evaluate()``.
 
     A judge (see :class:`toolscore_core.Judge`) gets, in one batch, the questions
     the deterministic pairing could not settle (is tool ``search_web`` the expected

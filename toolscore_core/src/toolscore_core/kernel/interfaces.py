@@ -41,7 +41,7 @@ from toolscore_core.kernel.model import Finding, ServerDefinition, Severity, Tra
 from toolscore_core.kernel.providers import Provider  # the contract lives there
 
 if TYPE_CHECKING:  # for readers and mypy only: importing scoring here would slow every plugin import
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from toolscore_core.scoring.evaluation import EvaluationContext
     from toolscore_core.scoring.judging import JudgeAnswer, JudgeQuestion
@@ -195,6 +195,12 @@ class Judge:
     evaluation never falls back silently to a deterministic score. Users select a judge
     with ``evaluate(..., judge="name")`` (made from the ``judges`` registry) or pass an
     instance.
+
+    Command options (optional): a judge may add options to the core commands that accept a
+    judge (``toolscore eval``) with the class methods :meth:`command_options` and
+    :meth:`from_command_options`, so the core never names a judge's flags; a judge that
+    spends something says what in :meth:`summary`, printed on stderr after the command
+    (see :mod:`toolscore_core.cli.judge_options`).
     """
 
     name: ClassVar[str]
@@ -202,6 +208,21 @@ class Judge:
 
     def decide(self, questions: Sequence[JudgeQuestion]) -> Sequence[JudgeAnswer]:
         raise NotImplementedError
+
+    @classmethod
+    def command_options(cls, command: str) -> Sequence[Any]:
+        """The click options this judge adds to core command ``command`` (none by default)."""
+        return ()
+
+    @classmethod
+    def from_command_options(cls, command: str, values: Mapping[str, Any]) -> Judge | None:
+        """The judge the parsed option ``values`` (parameter name -> value) ask for, or None
+        when they do not ask for this judge (its flag was not given)."""
+        return None
+
+    def summary(self) -> str | None:
+        """One line for stderr after a command used this judge (calls, tokens, cost), or None."""
+        return None
 
 
 def exporter_name(subject: str, fmt: str) -> str:

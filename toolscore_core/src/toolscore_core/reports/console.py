@@ -103,7 +103,7 @@ def build_blocks(data: ReportData) -> list[Any]:
         blocks.append(Text())
 
     rows, left_out = problem_rows(list(data.rows), MAX_ROWS)
-    if any(not r.ok or r.call_failed for r in data.rows):
+    if any(not r.ok or r.call_failed or r.judged for r in data.rows):  # a judged match is shown with its reason
         blocks.append(calls_table(rows, left_out))
         blocks.append(Text())
 

@@ -116,6 +116,9 @@ def _label(name: str) -> str:
 
 def metric_rows(evaluation: Evaluation) -> tuple[MetricRow, ...]:
     rows = [MetricRow("score", "Overall Score", evaluation.score)]
+    judged = evaluation.metrics.get("judge")
+    if isinstance(judged, dict) and isinstance(judged.get("score_without_judge"), (int, float)):
+        rows.append(MetricRow("score_without_judge", "Score Without Judge", float(judged["score_without_judge"])))
     rows += [MetricRow(attr, label, getattr(evaluation, attr)) for attr, label in CORE_METRICS]
     shown = {attr for attr, _ in CORE_METRICS} | {"selection", "arguments", "sequence", "redundancy"}
     for name, weight in evaluation.weights.items():

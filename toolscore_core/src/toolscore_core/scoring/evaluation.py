@@ -459,7 +459,7 @@ def _evaluate_loaded(
         from toolscore_core.scoring.judging import consult
 
         judgement = consult(judge, expected, calls, pairing, pm)
-        pairing = judgement.pairing
+        plain_pairing, pairing = pairing, judgement.pairing
         if judgement.changed:
             scored = attrs.evolve(trace, calls=judgement.calls)
             scored_keys = [canonical(c.args) if j in judgement.changed else k
@@ -490,8 +490,10 @@ def _evaluate_loaded(
         metrics[name] = {"value": result.value, "weight": normalised.get(name, 0.0), "details": result.details}
         if name in options:
             metrics[name]["options"] = dict(options[name])
-    if judgement is not None:
-        metrics["judge"] = judgement.record
+    if judgement is not None:  # the score without the judge, so a report can show both
+        metrics["judge"] = {**judgement.record, "score": score,
+                            "score_without_judge": _score_without_judge(registry, context, trace, arg_keys,
+                                                                        normalised, plain_pairing, score)}
     sequence = results.get("sequence_accuracy")
     findings = (policy_findings + security_findings + honesty_findings + behaviour_findings
                 + _score_findings(context, calls)
@@ -526,6 +528,16 @@ def _evaluate_loaded(
         min_score=min_score,
         forbidden=tuple(rules),
     )
+
+
+def _score_without_judge(registry: Any, context: EvaluationContext, trace: Trace, arg_keys: list[Any],
+                         weights: dict[str, float], plain_pairing: Pairing, score: float) -> float:
+    """The composite score the same metrics give on the recorded trace and the plain pairing."""
+    if plain_pairing is context.pairing:
+        return score
+    plain = attrs.evolve(context, trace=trace, pairing=plain_pairing, arg_keys=tuple(arg_keys), judge=None)
+    results = {name: _check_result(name, instantiate(registry.get(name)).compute(plain)) for name in registry.names()}
+    return _combine(results, weights)
 
 
 def evaluate_trace(

@@ -78,7 +78,11 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
 
     O(len(a) * len(b) / word size) with Python's big integers: 100k x 100k symbols in a
     few seconds and linear memory, where the textbook table would need 10^10 cells.
+    Equal sequences (the common case of a run that did what was expected) are answered by
+    one C-level comparison, before any per-symbol loop.
     """
+    if len(a) == len(b) and a == b:
+        return len(a)
     start = 0
     while start < len(a) and start < len(b) and a[start] == b[start]:
         start += 1

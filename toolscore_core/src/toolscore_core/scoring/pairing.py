@@ -33,6 +33,7 @@ checked. Actual arguments that were not recorded (``args=None``) match nothing.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict, deque
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -177,6 +178,10 @@ def _solve_window(
 ) -> list[tuple[int, int, int]]:
     """Optimal assignment inside one window (lexicographic: most matched units, then fewest
     unrequested actual arguments, then calls that succeeded, then closest positions)."""
+    if len(exp_idx) == 1 or len(act_idx) == 1:
+        line = _solve_line(exp_idx, act_idx, expected, actual)
+        if line is not None:
+            return line
     import numpy as np
 
     from toolscore_core.scoring.assignment import linear_sum_assignment
@@ -209,6 +214,8 @@ def _solve_window(
         for col, a in enumerate(act_args):
             if a is not None and key in a:
                 act_codes[col] = codes.setdefault(canonical(a[key]), len(codes))
+        plain_rows: list[int] = []
+        plain_codes: list[int] = []
         for row in rows:
             value = expected[exp_idx[row]].args[key]  # type: ignore[index]
             if has_matcher(value):
@@ -218,7 +225,10 @@ def _solve_window(
             else:
                 code = codes.get(canonical(value), -1)
                 if code >= 0:
-                    matched[row] += act_codes == code
+                    plain_rows.append(row)
+                    plain_codes.append(code)
+        if plain_rows:  # one outer comparison per argument name, not one per row (each row once per name)
+            matched[plain_rows] += np.asarray(plain_codes, dtype=np.int64)[:, None] == act_codes[None, :]
     precision_cost = np.where(checked[:, None],
                               np.where(expects_nothing[:, None], act_units_for_empty[None, :], act_units[None, :]), 0)
     not_succeeded = np.array([0 if actual[j].succeeded else 1 for j in act_idx], dtype=np.float64)
@@ -234,6 +244,66 @@ def _solve_window(
     row_ids, col_ids = linear_sum_assignment(cost)
     return [(exp_idx[r], act_idx[c], int(matched[r, c]))
             for r, c in zip(row_ids.tolist(), col_ids.tolist(), strict=True)]
+
+
+def _solve_line(
+    exp_idx: Sequence[int],
+    act_idx: Sequence[int],
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+) -> list[tuple[int, int, int]] | None:
+    """A window with one expected or one actual call, solved without numpy; None on a tie.
+
+    Why: most real traces leave one call of a tool unpaired by hashing (one wrong argument),
+    and importing numpy for that single row costs more than the whole evaluation (and may
+    start OpenBLAS threads). The cost of each cell is computed with exactly the float
+    operations of :func:`_solve_window`, so when one cell is strictly cheapest it is the
+    unique optimum every exact solver returns; a tie goes back to the matrix solver, whose
+    tie-breaking then decides as before.
+    """
+    n, m = len(exp_idx), len(act_idx)
+    act_args = [actual[j].args for j in act_idx]
+    units_for_empty = sum(0 if a is None else (len(a) or 1) for a in act_args)
+    pairs_bound = float(min(n, m) + 1)
+    low = pairs_bound
+    mid = pairs_bound * low
+    big = float(units_for_empty + 1) * mid
+    cells: list[tuple[float, int, int, int]] = []
+    for row, i in enumerate(exp_idx):
+        args = expected[i].args
+        for col, a in enumerate(act_args):
+            matched = 0 if args is None else _matched_units(args, a)
+            if args is None:
+                precision = 0
+            elif args == {}:
+                precision = 0 if a is None else (len(a) or 1)
+            else:
+                precision = 0 if a is None else len(a)
+            not_succeeded = 0.0 if actual[act_idx[col]].succeeded else 1.0
+            distance = abs(row * (m / max(n, 1)) - col) / (m + n + 1)
+            cost = -float(matched) * big + float(precision) * mid + not_succeeded * low + distance
+            cells.append((cost, row, col, matched))
+    best = min(cells)
+    if sum(1 for cell in cells if cell[0] == best[0]) > 1:
+        return None
+    return [(exp_idx[best[1]], act_idx[best[2]], best[3])]
+
+
+def _matched_units(args: dict[str, Any], act: dict[str, Any] | None) -> int:
+    """Matched argument units of one cell, as :func:`_solve_window` counts them."""
+    if act is None:
+        return 0
+    if not args:
+        return 1 if not act else 0
+    matched = 0
+    for key, value in args.items():
+        if key not in act:
+            continue
+        if has_matcher(value):
+            matched += 1 if matches(value, act[key]) else 0
+        elif {canonical(act[key]): 0}.get(canonical(value), -1) == 0:  # the same dict equality as the codes
+            matched += 1
+    return matched
 
 
 POSTING_LIMIT = 32  # an argument value shared by more calls than this does not tell them apart
@@ -467,6 +537,12 @@ def _row_order(pair: CallPair) -> tuple[float, float]:
     return (float(first), float(a if a is not None else -1))
 
 
+@functools.lru_cache(maxsize=64)
+def _full_credit(units: int) -> Credit:
+    """The credit of an exact pair: frozen, so one instance per size serves every pair."""
+    return Credit(units, units, units)
+
+
 def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, *, exact: bool,
                     same: str | None = None) -> tuple[CallPair, Credit]:
     """The explained row of a same-tool pair and its credit, comparing arguments once.
@@ -480,7 +556,7 @@ def _same_tool_pair(i: int, j: int, exp: ExpectedCall, act: ToolCall, *, exact: 
         units = len(exp.args) or 1
         scores = dict.fromkeys(exp.args, 1.0)
         return CallPair(expected_index=i, actual_index=j, score=1.0, tool_match=True, argument_scores=scores,
-                        reason=f"{same} with identical arguments"), Credit(units, units, units)
+                        reason=f"{same} with identical arguments"), _full_credit(units)
     scores, problems = explain_arguments(exp, act)
     if act.args is None:
         c = Credit(0, len(exp.args) or 1, 0)
