@@ -75,7 +75,7 @@ def test_approve_pending_list_delete(tmp_path):
 def test_approving_an_unknown_name_suggests_close_names(tmp_path):
     store = SnapshotStore(tmp_path)
     store.save(Snapshot(name="tests/test_agent.py::test_books", calls=CALLS))
-    with pytest.raises(InputError, match="did you mean 'tests/test_agent.py::test_books'"):
+    with pytest.raises(InputError, match=r"did you mean 'tests/test_agent.py::test_books'"):
         store.approve("tests/test_agent.py::test_book")
 
 

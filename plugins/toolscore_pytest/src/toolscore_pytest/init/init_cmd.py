@@ -16,8 +16,7 @@ from pathlib import Path
 
 import click
 
-from toolscore_core.cli import run_command
-from toolscore_core.kernel.errors import InputError
+from toolscore_core import InputError, run_command
 from toolscore_pytest.init.detect import Detection, detect
 from toolscore_pytest.init.frameworks import Framework, framework_names, lookup
 from toolscore_pytest.init.scaffold import BLOCKED, OVERWRITE, SKIP, WRITE, Planned, plan, write
@@ -30,7 +29,7 @@ _DRY = {WRITE: "would write", OVERWRITE: "would overwrite", SKIP: "would skip", 
 
 def _shown(text: object, limit: int = 200) -> str:
     """Text from the user's project (file names, parser messages) made safe to print."""
-    from toolscore_core.reports.text import visible
+    from toolscore_core import visible
 
     return visible(str(text), limit, redacted=False)
 
