@@ -347,3 +347,15 @@ def test_gemini_generate_content_is_captured_without_the_query_key(tmp_path, gem
     from toolscore_pytest.commands.capture import read_capture
 
     assert read_capture(capture).calls == (WEATHER,)
+
+
+def test_record_dir_reaches_a_pytest_child(project, run_toolscore):
+    (project / "tests").mkdir()
+    (project / "tests" / "test_agent.py").write_text(PYTEST_SUITE, encoding="utf-8")
+    elsewhere = project / "baselines"
+    result = run_toolscore("record", "--dir", str(elsewhere), "--", sys.executable, "-m", "pytest", "-q",
+                           "-p", "no:cacheprovider", "tests/")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "The command recorded 2 snapshot(s):" in result.stdout
+    assert len(list(elsewhere.glob("*.json"))) == 2  # the child wrote where `record --dir` looks
+    assert not (project / ".toolscore" / "snapshots").exists()

@@ -8,6 +8,7 @@ fixture sees no difference except the options in ``pytest --help``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,8 +31,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="in CI, a missing or pending snapshot only warns instead of failing "
                          "(nothing is written either way)")
     group.addoption("--toolscore-snapshot-dir", default=None, metavar="DIR",
-                    help=f"snapshot directory, relative to the rootdir (default: ini "
-                         f"toolscore_snapshot_dir, else {DEFAULT_DIR})")
+                    help=f"snapshot directory, relative to the rootdir (default: $TOOLSCORE_SNAPSHOT_DIR, "
+                         f"then ini toolscore_snapshot_dir, else {DEFAULT_DIR})")
     parser.addini("toolscore_snapshot_dir", f"snapshot directory, relative to the rootdir (default {DEFAULT_DIR})",
                   default=DEFAULT_DIR)
 
@@ -48,7 +49,9 @@ def _runner(config: pytest.Config) -> SnapshotRunner:
     if runner is None:
         from toolscore_pytest.replay import Settings, SnapshotRunner, env_flag
 
-        chosen = config.getoption("--toolscore-snapshot-dir") or config.getini("toolscore_snapshot_dir") or DEFAULT_DIR
+        # the option, then TOOLSCORE_SNAPSHOT_DIR (set by `toolscore record --dir`), then the ini
+        chosen = (config.getoption("--toolscore-snapshot-dir") or os.environ.get("TOOLSCORE_SNAPSHOT_DIR")
+                  or config.getini("toolscore_snapshot_dir") or DEFAULT_DIR)
         root = Path(chosen)
         if not root.is_absolute():
             root = Path(config.rootpath) / root

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 RECORD_ENV = "TOOLSCORE_RECORD"
 UPDATE_ENV = "TOOLSCORE_RECORD_UPDATE"  # tool-scorer 1.10.0's name, read by the pytest plugin
+SNAPSHOT_DIR_ENV = "TOOLSCORE_SNAPSHOT_DIR"  # where a pytest child writes, given --dir
 #: How long a child may take to stop after Ctrl-C was forwarded before it is killed.
 STOP_GRACE = 10.0
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -122,7 +123,7 @@ def record(ctx: click.Context, cmd: tuple[str, ...], from_trace: str | None, nam
     if not cmd:
         raise InputError("give a command to run after --, or --from-trace FILE --name NAME",
                          hint="e.g. toolscore record -- python -m pytest tests/")
-    ctx.exit(_record_command(store, cmd, name, update))
+    ctx.exit(_record_command(store, cmd, name, update, pass_dir=directory is not None))
 
 
 def _record_trace(store: SnapshotStore, path: Path, name: str, fmt: str | None, update: bool) -> None:
@@ -134,14 +135,21 @@ def _record_trace(store: SnapshotStore, path: Path, name: str, fmt: str | None, 
     _report_saved(store, _save(store, name, calls, "trace"))
 
 
-def child_env(capture_file: Path, update: bool) -> dict[str, str]:
-    """The child's environment: recording on, and our sitecustomize first on PYTHONPATH."""
+def child_env(capture_file: Path, update: bool, snapshot_dir: Path | None = None) -> dict[str, str]:
+    """The child's environment: recording on, and our sitecustomize first on PYTHONPATH.
+
+    ``snapshot_dir`` (given with ``--dir``) reaches a pytest child as ``TOOLSCORE_SNAPSHOT_DIR``,
+    so its fixture writes where this command looks; without ``--dir`` the child keeps its own
+    setting (``--toolscore-snapshot-dir`` or the ini value).
+    """
     from toolscore_pytest.commands.capture import CAPTURE_ENV, SITE_DIR
 
     env = dict(os.environ)
     env[RECORD_ENV] = "1"
     if update:
         env[UPDATE_ENV] = "1"
+    if snapshot_dir is not None:
+        env[SNAPSHOT_DIR_ENV] = str(snapshot_dir.resolve())
     env[CAPTURE_ENV] = str(capture_file)
     existing = env.get("PYTHONPATH")
     env["PYTHONPATH"] = str(SITE_DIR) + (os.pathsep + existing if existing else "")
@@ -223,7 +231,8 @@ def _state(store: SnapshotStore) -> dict[str, tuple[Snapshot, int]]:
     return state
 
 
-def _record_command(store: SnapshotStore, cmd: tuple[str, ...], name: str | None, update: bool) -> int:
+def _record_command(store: SnapshotStore, cmd: tuple[str, ...], name: str | None, update: bool,
+                    pass_dir: bool = False) -> int:
     from toolscore_pytest.commands.capture import read_capture
 
     target = name or derive_name(cmd)
@@ -232,7 +241,7 @@ def _record_command(store: SnapshotStore, cmd: tuple[str, ...], name: str | None
     click.echo(f"toolscore: recording: {shown(' '.join(cmd), 300)}", err=True)
     with tempfile.TemporaryDirectory(prefix="toolscore-record-") as folder:
         capture_file = Path(folder) / "capture.jsonl"
-        code = _run(cmd, child_env(capture_file, update))
+        code = _run(cmd, child_env(capture_file, update, store.root if pass_dir else None))
         captured = read_capture(capture_file)
     after = _state(store)
     by_test = [snapshot for key, (snapshot, stamp) in after.items() if before.get(key) != (snapshot, stamp)]
