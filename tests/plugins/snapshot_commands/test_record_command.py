@@ -359,3 +359,25 @@ def test_record_dir_reaches_a_pytest_child(project, run_toolscore):
     assert "The command recorded 2 snapshot(s):" in result.stdout
     assert len(list(elsewhere.glob("*.json"))) == 2  # the child wrote where `record --dir` looks
     assert not (project / ".toolscore" / "snapshots").exists()
+
+
+GEMINI_AGENT = textwrap.dedent("""
+    import os
+    from google import genai
+
+    client = genai.Client(api_key=os.environ["MODEL_KEY"], http_options={"base_url": os.environ["MODEL_BASE_URL"]})
+    reply = client.models.generate_content(model="gemini-2.5-flash", contents="weather in Paris?")
+    print("agent done:", [part.function_call.name for part in reply.candidates[0].content.parts])
+""")
+
+
+@pytest.mark.slow
+def test_gemini_agent_through_the_real_google_genai_sdk(project, store, model_server, run_toolscore):
+    server = model_server([{"calls": [WEATHER]}])
+    (project / "gemini_agent.py").write_text(GEMINI_AGENT, encoding="utf-8")
+    result = run_toolscore("record", "--name", "gemini", "--", sys.executable, "gemini_agent.py", env=_env(server))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "agent done: ['get_weather']" in result.stdout
+    snapshot = store.load("gemini")
+    assert snapshot is not None and snapshot.calls == (WEATHER,) and not snapshot.approved
+    assert KEY not in (store.path_for("gemini").read_text(encoding="utf-8") + result.stdout + result.stderr)
