@@ -2,8 +2,10 @@
 
 It registers :class:`LLMJudgeEntry`, which is the ``llm`` judge and also declares the options
 it adds to ``toolscore eval`` (the core's judge-options extension point, see
-:mod:`toolscore_core.cli.judge_options`). The entry's module imports no SDK: ``toolscore eval``
-collects the options every time it is parsed.
+:mod:`toolscore_core.cli.judge_options`). ``toolscore eval`` collects those options every time it
+is parsed, judge or not, so this module imports nothing of the judge itself: the entry is a
+small factory class, and :mod:`toolscore_judge.judge` (the cache's sqlite3, the kernel's
+providers and prices: about 100 ms measured at start-up) loads only when a judge is made.
 """
 
 from __future__ import annotations
@@ -11,16 +13,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolscore_core import hookimpl
-from toolscore_judge.judge import LLMJudge
+from toolscore_core import Judge, hookimpl
 
 #: The core commands the judge adds its options to.
 COMMANDS = frozenset({"eval"})
 
 
-class LLMJudgeEntry(LLMJudge):
+class LLMJudgeEntry(Judge):
     """The registered ``llm`` judge: ``evaluate(judge="llm")`` makes one with the default
-    settings; ``toolscore eval --llm-judge ...`` with the command line's."""
+    settings; ``toolscore eval --llm-judge ...`` with the command line's.
+
+    Calling the class returns a :class:`toolscore_judge.judge.LLMJudge` (``__new__`` hands over
+    to it), so the registry's "a class entry is a factory" rule holds without importing the
+    judge to list or parse options.
+    """
+
+    name = "llm"
+    description = "LLM judge over OpenAI, Anthropic, Gemini or any OpenAI-compatible endpoint (toolscore-judge)"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        from toolscore_judge.judge import LLMJudge
+
+        return LLMJudge(*args, **kwargs)
 
     @classmethod
     def command_options(cls, command: str) -> Sequence[Any]:
