@@ -1,12 +1,14 @@
 """`toolscore export` from harness run rows (or OTLP trace files): records per second and peak memory.
 
 Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3] [--format aef|otel] [--traces N]
+     [--workers N]
 Writes a runs file of --rows distinct cells (one realistic row, written by the kernel's
 RunWriter, with its cell id varied; --calls tool calls each, one of them denied), then
 exports it with export_runs() exactly as the command does: both passes over the file,
 row validation, redaction check, records, every hash, the output and its manifest. Reports
-CPU-time records/s (wall time too: the machine is shared) and the process's peak RSS
-growth (VmHWM reset before the export, read after). ``--format otel`` writes the verdicts
+records/s of wall time and of CPU time (this process plus its worker processes: the
+machine is shared), and the process's peak RSS growth (VmHWM reset before the export, read
+after) with the largest worker's peak RSS when workers ran (``--workers``, default auto). ``--format otel`` writes the verdicts
 as OTLP/JSON evaluation events instead; ``--traces N`` exports N copies of an OTLP/JSON
 trace file of the adapter fixtures (one record each) instead of a runs file.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -50,6 +53,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=3)
     parser.add_argument("--format", default="aef", choices=["aef", "otel"])
     parser.add_argument("--traces", type=int, default=0, help="export this many OTLP trace files instead of rows")
+    parser.add_argument("--workers", type=int, default=0, help="worker processes (0: automatic, 1: none)")
     opts = parser.parse_args()
 
     from toolscore_export import export_runs
@@ -75,15 +79,20 @@ def main() -> None:
         export_runs(warm_sources, Path(tmp) / "warm.out.jsonl", fmt=opts.format)  # imports, compiled schemas
         reset_peak()
         before = peak_rss_kib()
-        cpu, wall = time.process_time(), time.perf_counter()
-        result = export_runs(sources, out, fmt=opts.format)
+        cpu, wall, kids = time.process_time(), time.perf_counter(), os.times()
+        result = export_runs(sources, out, fmt=opts.format, workers=opts.workers)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        ended = os.times()
+        kids_cpu = ended.children_user + ended.children_system - kids.children_user - kids.children_system
+        kids_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux: the largest worker
         growth = peak_rss_kib() - before
         print(f"{result.records:,} records ({opts.format}) from {size / 2**20:.1f} MiB of {what} "
               f"-> {out.stat().st_size / 2**20:.1f} MiB")
-        print(f"  {result.records / cpu:,.0f} records/s CPU ({cpu:.1f} s), {result.records / wall:,.0f} records/s "
-              f"wall ({wall:.1f} s), load {os.getloadavg()[0]:.1f}")
-        print(f"  peak RSS growth {growth / 1024:.1f} MiB")
+        total = cpu + kids_cpu
+        print(f"  {result.records / wall:,.0f} records/s wall ({wall:.1f} s), {result.records / total:,.0f} records/s "
+              f"of CPU ({total:.1f} s: {cpu:.1f} s here, {kids_cpu:.1f} s in workers), load {os.getloadavg()[0]:.1f}")
+        print(f"  peak RSS growth {growth / 1024:.1f} MiB" + (f"; largest worker's peak RSS {kids_peak / 1024:.1f} MiB"
+                                                             if kids_cpu else ""))
 
 
 if __name__ == "__main__":

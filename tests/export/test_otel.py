@@ -248,3 +248,16 @@ def test_the_command_sends_and_says_where(tmp_path, study_rows):
     assert done.returncode == 0, done.stderr
     assert f"sent to {receiver.url}/v1/logs" in done.stdout and "sekrit-value" not in done.stdout
     assert len(receiver.events()) == 2
+
+
+def test_the_event_sits_on_the_run_span_of_the_trace(tmp_path):
+    """An OTLP source names its agent span: the record keeps it and the event carries it as its spanId."""
+    gold = gold_for_mcp_spans(tmp_path)
+    with Receiver() as receiver:
+        export_runs([MCP_SPANS], tmp_path / "events.jsonl", fmt="otel", gold=gold, endpoint=receiver.url)
+    [log] = receiver.events()
+    assert log.trace_id.hex() == TRACE_ID
+    assert log.span_id.hex() == "7a97c643656412a9"  # the invoke_agent span of mcp_spans.json
+    export_runs([MCP_SPANS], tmp_path / "records.jsonl", gold=gold)
+    record = json.loads((tmp_path / "records.jsonl").read_text(encoding="utf-8"))
+    assert record["trace_context"] == {"trace_id": TRACE_ID, "span_id": "7a97c643656412a9"}

@@ -155,6 +155,7 @@ def _orjson_agrees() -> bool:
 
 
 _FAST = _orjson_agrees()
+_SORTED = _orjson.OPT_SORT_KEYS if _orjson is not None else 0
 
 
 def prepared_bytes(value: Any, *, sort_keys: bool = True) -> bytes:
@@ -177,9 +178,18 @@ def prepared_bytes(value: Any, *, sort_keys: bool = True) -> bytes:
     return encode(value).encode("utf-8", "backslashreplace")
 
 
+_sha256 = hashlib.sha256
+
+
 def sha256_fast(value: Any) -> str:
-    """SHA-256 of the canonical JSON of a prepared value, by :func:`prepared_bytes`."""
-    return hashlib.sha256(prepared_bytes(value)).hexdigest()
+    """SHA-256 of the canonical JSON of a prepared value, by :func:`prepared_bytes` (inlined: an
+    export takes eight of these per record)."""
+    if _FAST:
+        try:
+            return _sha256(_orjson.dumps(value, option=_SORTED)).hexdigest()
+        except TypeError:  # orjson.JSONEncodeError is a TypeError
+            pass
+    return _sha256(_encode(value).encode("utf-8", "backslashreplace")).hexdigest()
 
 
 def sha256_hex(value: Any) -> str:

@@ -13,6 +13,7 @@ from typing import IO, Any, ClassVar
 
 from toolscore_core import Exporter
 from toolscore_export.canonical import prepared_bytes
+from toolscore_export.parallel import EncodedRecords
 
 SUBJECT = "run-record"
 
@@ -25,10 +26,19 @@ class RunRecordLines(Exporter):
     format: ClassVar[str] = "aef"
     description: ClassVar[str] = "neutral run records (toolscore.run-record v1), one per line, hashed"
     extension: ClassVar[str] = ".jsonl"
+    takes_encoded: ClassVar[bool] = True  # blocks of lines encoded by worker processes are written as they are
 
-    def export(self, subject: Iterable[dict[str, Any]], stream: IO[str], **options: Any) -> None:
+    def export(self, subject: Iterable[Any], stream: IO[str], **options: Any) -> None:
         write = stream.write
+        raw = getattr(stream, "buffer", None)  # the bytes under a text stream: a block needs no re-encoding
         for record in subject:
+            if isinstance(record, EncodedRecords):
+                if raw is None:
+                    write(record.data.decode("utf-8"))
+                else:
+                    stream.flush()  # what was written as text goes first
+                    raw.write(record.data)
+                continue
             write(prepared_bytes(record, sort_keys=False).decode("utf-8"))
             write("\n")
 

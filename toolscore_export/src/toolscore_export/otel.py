@@ -8,7 +8,8 @@ conventions' own (``gen_ai.evaluation.name``, ``gen_ai.evaluation.score.value``,
 have no name for is under ``toolscore.*``.
 
 The event is a log record (the OTLP logs data model) with ``eventName`` set. It carries the
-run's trace id when the source had one (an OTLP trace does; a harness row does not) and
+run's trace id when the source had one (an OTLP trace does; a harness row does not), the
+span id of the run's own span when the source named it (``trace_context.span_id``), and
 the span ids of the run's tool calls as ``toolscore.call_span_ids``, so a backend can join
 it to the spans. A record without a verdict (a trace exported without ``--gold``) has
 nothing to report and yields no event.
@@ -127,9 +128,12 @@ def evaluation_event(record: Mapping[str, Any], observed_nanos: str) -> dict[str
     event["severityNumber"] = number
     event["severityText"] = text
     event["attributes"] = [p for p in pairs if p is not None]
-    trace_id = (record.get("trace_context") or {}).get("trace_id")
+    context = record.get("trace_context") or {}
+    trace_id, span_id = context.get("trace_id"), context.get("span_id")
     if isinstance(trace_id, str) and _TRACE_ID.fullmatch(trace_id.lower()) and set(trace_id) != {"0"}:
         event["traceId"] = trace_id.lower()
+        if isinstance(span_id, str) and _SPAN_ID.fullmatch(span_id.lower()) and set(span_id) != {"0"}:
+            event["spanId"] = span_id.lower()  # the run's own span: the event sits on the agent run it judges
     return event
 
 

@@ -25,7 +25,13 @@ from typing import Any
 
 import attrs
 
-from toolscore_export.canonical import CANONICAL_FORM, prepare, sha256_fast, sha256_prepared
+from toolscore_export.canonical import (
+    CANONICAL_FORM,
+    prepare,
+    prepared_bytes,
+    sha256_fast,
+    sha256_prepared,
+)
 
 RECORD_SCHEMA = "toolscore.run-record"
 RECORD_VERSION = "1"
@@ -79,6 +85,8 @@ class RunInput:
     server: Mapping[str, Any] | None = None
     evaluation: Mapping[str, Any] | None = None
     trace_id: str | None = None
+    span_source: bool = False  # the source is made of spans: the record says which is the run's (or null)
+    span_id: str | None = None  # the run's own span (the agent's, else the root), when span_source
     prepared: bool = False  # every value is prepared and redacted already (the fast path for run rows)
 
 
@@ -120,6 +128,24 @@ def correlate_ids(calls: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, st
     return out
 
 
+def redacted_copy(value: Any, text: Any) -> Any:
+    """``prepare(value, text)`` for a redactor ``text``, cheaper when nothing in it can be a credential.
+
+    The value is prepared without redaction first and written as JSON once; only when that
+    text could hold a credential (:func:`~toolscore_export.redaction.may_hold_a_secret`,
+    the test a run row's raw line gets) is every string redacted, which gives the same
+    value as redacting in the first walk (the walk is idempotent on a prepared value).
+    Why: a large OTLP trace has tens of thousands of calls, and scanning each of their
+    strings on its own was a third of its export.
+    """
+    from toolscore_export.redaction import may_hold_a_secret
+
+    plain = prepare(value)
+    if not may_hold_a_secret(prepared_bytes(plain, sort_keys=False).decode("utf-8", "surrogatepass")):
+        return plain
+    return prepare(plain, text)
+
+
 def _hash_or_none(value: Any, known: bool = True) -> str | None:
     return sha256_fast(value) if known else None
 
@@ -135,7 +161,7 @@ def build_record(run: RunInput) -> dict[str, Any]:
     else:
         text, prepare_ = _redactor(), prepare
     # prepared calls are only read here, never changed, so they need no copy
-    calls = list(run.calls) if run.prepared else [prepare_(dict(c), text) for c in run.calls]
+    calls = list(run.calls) if run.prepared else [redacted_copy(dict(c), text) for c in run.calls]
     ids = correlate_ids(calls)
     requested: list[dict[str, Any]] = []
     completed: list[dict[str, Any]] = []
@@ -143,26 +169,27 @@ def build_record(run: RunInput) -> dict[str, Any]:
     with_result = with_duration = with_cost = 0
     trace_id = run.trace_id
     for index, (call, (call_id, id_source, source_id)) in enumerate(zip(calls, ids, strict=True)):
-        args = call.get("args")
+        get = call.get
+        args = get("args")
         status = call_status(call)
-        duration = call.get("duration")
-        cost = call.get("cost_usd")
+        duration = get("duration")
+        cost = get("cost_usd")
         requested.append({
             "call_id": call_id, "call_id_source": id_source, "source_call_id": source_id, "index": index,
-            "tool": call.get("tool"), "provider_name": call.get("provider_name"), "args": args,
+            "tool": get("tool"), "provider_name": get("provider_name"), "args": args,
             "args_sha256": sha256_fast(args) if args is not None else None,
-            "denied": bool(call.get("denied", False)), "deny_reason": call.get("deny_reason"),
-            "span_id": call.get("span_id"),
+            "denied": bool(get("denied", False)), "deny_reason": get("deny_reason"),
+            "span_id": get("span_id"),
         })
-        result, structured = call.get("result"), call.get("structured")
+        result, structured = get("result"), get("structured")
         captured = status != "unknown" or result is not None or structured is not None
         completed.append({
             "call_id": call_id, "status": status, "result": result, "structured": structured,
-            "error": call.get("error"),
+            "error": get("error"),
             "result_sha256": sha256_fast(result) if captured else None,
             "duration_s": duration, "cost_usd": cost,
         })
-        if trace_id is None and isinstance(call.get("trace_id"), str):
+        if trace_id is None and isinstance(get("trace_id"), str):
             trace_id = call["trace_id"]
         with_result += status != "unknown"
         with_duration += duration is not None
@@ -225,7 +252,7 @@ def build_record(run: RunInput) -> dict[str, Any]:
         "cost": {"usd": cost_usd, "price": prepare_(dict(run.price), text) if run.price is not None else None},
         "server": prepare_(dict(run.server), text) if run.server is not None else None,
         "evaluation": prepare_(dict(run.evaluation), text) if run.evaluation is not None else None,
-        "trace_context": {"trace_id": trace_id},
+        "trace_context": {"trace_id": trace_id, "span_id": run.span_id} if run.span_source else {"trace_id": trace_id},
         "coverage": {
             "calls": len(calls),
             "calls_with_result": with_result,
@@ -260,4 +287,4 @@ def record_hash(record: Mapping[str, Any]) -> str:
 
 
 __all__ = ["CALL_STATUSES", "RECORD_HASH_KEY", "RECORD_SCHEMA", "RECORD_VERSION", "RunInput", "SourceRef",
-           "build_record", "call_status", "correlate_ids", "record_hash"]
+           "build_record", "call_status", "correlate_ids", "record_hash", "redacted_copy"]

@@ -13,6 +13,7 @@ last row) and the second builds records. Memory is one dict entry per cell, neve
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,14 @@ from typing import Any
 import attrs
 
 from toolscore_export.canonical import file_sha256, loads_prepared, prepare
+from toolscore_export.parallel import (
+    EncodedRecords,
+    LineSet,
+    Workers,
+    choose_workers,
+    encoded_rows,
+    first_pass,
+)
 from toolscore_export.record import RunInput, SourceRef
 from toolscore_export.redaction import may_hold_a_secret
 from toolscore_export.row_check import surely_valid
@@ -28,6 +37,7 @@ RUN_ROW = "run-row"
 TRACE = "trace"
 RECEIPT = "receipt"
 EVALUATION_KIND = "toolscore.evaluation"
+OTLP_FORMAT = "otel"  # the adapter of OTLP trace files: their records name the run's span
 _HEAD = 1 << 16
 
 
@@ -80,7 +90,8 @@ def detect_kind(path: Path) -> str:
         return RUN_ROW
     if isinstance(first, dict) and first.get("kind") == EVALUATION_KIND:
         return RECEIPT
-    if first is None and path.suffix.lower() == ".json" and path.stat().st_size < 64 * 1024 * 1024:
+    if (first is None and path.suffix.lower() == ".json" and path.stat().st_size < 64 * 1024 * 1024
+            and EVALUATION_KIND.encode() in path.read_bytes()):  # no receipt lacks its kind: no parse needed
         data = _load_json(path)
         items = data if isinstance(data, list) else [data]
         if items and all(isinstance(i, dict) and i.get("kind") == EVALUATION_KIND for i in items):
@@ -100,48 +111,120 @@ def _load_json(path: Path) -> Any:
 # --- run rows ---------------------------------------------------------------------------------------
 
 
-_MAX_SOURCES = 1 << 12
+_MAX_SOURCES = 1 << 12  # runs files in one export (their index sits in 12 bits of a row's key)
+
+
+_LINE_BITS = 32
+_SOURCE_BITS = 12
+_HASH_SHIFT = _LINE_BITS + _SOURCE_BITS
+_HASH_MASK = (1 << 64) - 1
 
 
 @attrs.define
 class LatestRows:
-    """Which line is the latest row of each cell, over the runs files of one export.
+    """Which lines are the latest row of their cell, over the runs files of one export.
 
-    Kept small on purpose (one int per cell, a second dict only for cells seen twice), since
-    it is the only thing an export holds for every row of a very large file.
+    Kept small on purpose, since it is the only thing an export holds for every row of a
+    very large file: one bit per line of each file (:class:`LineSet`), and the number of
+    rows only for the cells that had more than one. The cell ids themselves are not kept
+    (a dict of a million of them is over 100 MB); see :func:`latest_lines`.
     """
 
-    latest: dict[str, int] = attrs.field(factory=dict)  # cell -> line * _MAX_SOURCES + source index
-    repeats: dict[str, int] = attrs.field(factory=dict)  # cell -> rows seen, when more than one
+    lines: list[LineSet] = attrs.field(factory=list)  # per source: the latest rows' line numbers
+    repeats: dict[int, int] = attrs.field(factory=dict)  # source << 32 | line of a latest row -> rows of its cell
 
-    def is_latest(self, cell: str, index: int, line: int) -> bool:
-        return self.latest.get(cell) == line * _MAX_SOURCES + index
+    def is_latest(self, index: int, line: int) -> bool:
+        return index < len(self.lines) and self.lines[index].has(line)
 
-    def attempts(self, cell: str) -> int:
-        return self.repeats.get(cell, 1)
+    def attempts(self, index: int, line: int) -> int:
+        return self.repeats.get(index << _LINE_BITS | line, 1)
+
+    def by_line(self, index: int) -> tuple[LineSet, dict[int, int]]:
+        """The latest lines of source ``index`` and the attempts of those with more than one.
+
+        What a worker process needs to decide a row: a line is its cell's latest row exactly
+        when its number is in the set.
+        """
+        mask = (1 << _LINE_BITS) - 1
+        attempts = {key & mask: count for key, count in self.repeats.items() if key >> _LINE_BITS == index}
+        return self.lines[index], attempts
 
 
-def latest_lines(paths: list[Path], on_torn: Callable[[Any], None]) -> LatestRows:
-    """The latest row of each cell over ``paths`` in order (a later file's row wins)."""
+def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Workers | None = None) -> LatestRows:
+    """The latest row of each cell over ``paths`` in order (a later file's row wins); read by ``workers`` if given.
+
+    How, in bounded memory: each row with a cell id becomes one integer, the id's 64-bit
+    hash above the row's file and line, and the integers are sorted, which puts the rows of
+    a cell next to each other in file order. A hash shared by several rows is a retried
+    cell or, rarely, two cells whose hashes collide, so those rows are read again for their
+    real ids and grouped by them: the result is exactly the serial rule's, keyed by the id.
+    """
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import iter_json_objects
 
     if len(paths) >= _MAX_SOURCES:
         raise InputError(f"{len(paths)} runs files are more than one export reads ({_MAX_SOURCES - 1})",
                          hint="Concatenate them first")
-    rows = LatestRows()
     fast = _fast_loads()
+    keys: list[int] = []
     for index, path in enumerate(paths):
-        cells = (_cell_ids(path, fast, on_torn) if fast is not None else
+        cells = (first_pass(path, workers, on_torn) if fast is not None and workers is not None else
+                 _cell_ids(path, fast, on_torn) if fast is not None else
                  ((line, data.get("cell_id")) for line, data in iter_json_objects(path, on_torn=on_torn,
                                                                                     what="a run row")))
+        where = index << _LINE_BITS
         for line, cell in cells:
-            if not isinstance(cell, str):
-                continue  # the second pass names the line and what is wrong with it
-            if cell in rows.latest:
-                rows.repeats[cell] = rows.repeats.get(cell, 1) + 1
-            rows.latest[cell] = line * _MAX_SOURCES + index
+            if isinstance(cell, str):  # anything else: the second pass names the line and what is wrong
+                keys.append((hash(cell) & _HASH_MASK) << _HASH_SHIFT | where | line)
+    keys.sort()
+    rows = LatestRows(lines=[LineSet(bytearray()) for _ in paths])
+    shared: list[int] = []  # rows whose hash another row has too, in (hash, file, line) order
+    mask = (1 << _HASH_SHIFT) - 1
+    count = len(keys)
+    for i, key in enumerate(keys):
+        same_before = i > 0 and keys[i - 1] >> _HASH_SHIFT == key >> _HASH_SHIFT
+        same_after = i + 1 < count and keys[i + 1] >> _HASH_SHIFT == key >> _HASH_SHIFT
+        if same_before or same_after:
+            shared.append(key & mask)
+        else:
+            rows.lines[key >> _LINE_BITS & (_MAX_SOURCES - 1)].add(key & ((1 << _LINE_BITS) - 1))
+    del keys
+    if shared:
+        _group_shared(paths, sorted(shared), rows, fast)
     return rows
+
+
+def _group_shared(paths: list[Path], places: list[int], rows: LatestRows, fast: Callable[[bytes], Any] | None) -> None:
+    """Read the rows at ``places`` (file << 32 | line, sorted) again and group them by their real cell id."""
+    from toolscore_core.kernel.jsonl import decode_line
+
+    line_mask = (1 << _LINE_BITS) - 1
+    latest: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    position = 0
+    for index, path in enumerate(paths):
+        wanted = []
+        while position < len(places) and places[position] >> _LINE_BITS == index:
+            wanted.append(places[position] & line_mask)
+            position += 1
+        if not wanted:
+            continue
+        next_wanted = 0
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if number != wanted[next_wanted]:
+                    continue
+                cell = (cell_of(raw, number, path, fast) if fast is not None else
+                        decode_line(raw, file=path, number=number).get("cell_id"))
+                latest[cell] = index << _LINE_BITS | number  # read in file order: the last one wins
+                seen[cell] = seen.get(cell, 0) + 1
+                next_wanted += 1
+                if next_wanted == len(wanted):
+                    break
+    for cell, place in latest.items():
+        rows.lines[place >> _LINE_BITS].add(place & line_mask)
+        if seen[cell] > 1:
+            rows.repeats[place] = seen[cell]
 
 
 def _fast_loads() -> Callable[[bytes], Any] | None:
@@ -162,14 +245,10 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
     reports it. The cell id is a string either way, so the result cannot differ.
     """
     from toolscore_core import InputError
-    from toolscore_core.kernel.jsonl import TornLine, decode_line
+    from toolscore_core.kernel.jsonl import TornLine
 
     def cell(raw: bytes, number: int) -> Any:
-        try:
-            data = fast(raw)
-        except ValueError:  # orjson.JSONDecodeError
-            data = decode_line(raw, file=path, number=number)
-        return data.get("cell_id") if isinstance(data, dict) else None
+        return cell_of(raw, number, path, fast)
 
     held: tuple[int, int, bytes] | None = None
     offset = 0
@@ -191,6 +270,17 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
         on_torn(TornLine(file=path, line=number, offset=start, size=len(raw), reason=reason))
         return
     yield number, value
+
+
+def cell_of(raw: bytes, number: int, path: Path, fast: Callable[[bytes], Any]) -> Any:
+    """The ``cell_id`` of one raw line (None when it is not an object), parsed by ``fast`` else the kernel."""
+    from toolscore_core.kernel.jsonl import decode_line
+
+    try:
+        data = fast(raw)
+    except ValueError:  # orjson.JSONDecodeError
+        data = decode_line(raw, file=path, number=number)
+    return data.get("cell_id") if isinstance(data, dict) else None
 
 
 def _raw_rows(path: Path) -> Iterator[tuple[int, str, Any]]:
@@ -229,21 +319,36 @@ def _parsed(number: int, raw: bytes, path: Path, decode_line: Any) -> tuple[int,
 def run_inputs_from_rows(path: Path, index: int, sha256: str, latest: LatestRows,
                          stats: SourceStats) -> Iterator[RunInput]:
     """The latest row of each cell in ``path`` as a RunInput; earlier rows are counted, skipped."""
-    from toolscore_core import InputError, redact_text, validate_run_row
-
     for line, text, data in _raw_rows(path):
-        if not isinstance(data, dict):
-            raise InputError(f"line {line} is not a run row (a JSON object)", file=path, location=f"line {line}")
-        if not surely_valid(data):  # the structural fast path; anything unusual gets the real validator
-            validate_run_row(data, file=path, line=line)
-        cell = data["cell_id"]
-        if not latest.is_latest(cell, index, line):
+        checked_cell(data, line, path)
+        if not latest.is_latest(index, line):
             stats.superseded += 1
             continue
-        if may_hold_a_secret(text):
-            data = prepare(data, redact_text)
-        yield run_input_from_row(data, SourceRef(RUN_ROW, path.name, sha256, format=RUN_ROW, line=line),
-                                 attempts=latest.attempts(cell), prepared=True)
+        yield row_input(data, text, SourceRef(RUN_ROW, path.name, sha256, format=RUN_ROW, line=line),
+                        latest.attempts(index, line))
+
+
+def checked_cell(data: Any, line: int, path: Path) -> str:
+    """The cell id of a parsed row, once the row is known to be a valid run row (else InputError)."""
+    if not isinstance(data, dict):
+        from toolscore_core import InputError
+
+        raise InputError(f"line {line} is not a run row (a JSON object)", file=path, location=f"line {line}")
+    if not surely_valid(data):  # the structural fast path; anything unusual gets the real validator
+        from toolscore_core import validate_run_row
+
+        validate_run_row(data, file=path, line=line)
+    cell: str = data["cell_id"]
+    return cell
+
+
+def row_input(data: dict[str, Any], text: str, source: SourceRef, attempts: int) -> RunInput:
+    """The RunInput of a valid latest row, redacted when its raw line could hold a credential."""
+    if may_hold_a_secret(text):
+        from toolscore_core import redact_text
+
+        data = prepare(data, redact_text)
+    return run_input_from_row(data, source, attempts=attempts, prepared=True)
 
 
 def run_input_from_row(row: dict[str, Any], source: SourceRef, *, attempts: int = 1,
@@ -377,9 +482,17 @@ def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: st
         evaluation = evaluation_summary(record, reasons)
         outcome = "fail" if reasons else "pass"
     meta = trace.metadata or {}
+    trace_id = meta.get("trace_id") if isinstance(meta.get("trace_id"), str) else None
+    span_source = trace.source_format == OTLP_FORMAT
+    span_id = None
+    if span_source:
+        from toolscore_export.run_span import run_span_id
+
+        known = trace_id or next((c["trace_id"] for c in calls if isinstance(c["trace_id"], str)), None)
+        span_id = run_span_id(path, known)
     return RunInput(run_id=path.name, source=SourceRef(TRACE, path.name, sha256, format=trace.source_format),
                     outcome=outcome, final_answer=trace.final_answer, calls=calls, evaluation=evaluation,
-                    trace_id=meta.get("trace_id") if isinstance(meta.get("trace_id"), str) else None,
+                    trace_id=trace_id, span_source=span_source, span_id=span_id,
                     task_id=Path(gold).stem if gold is not None else None)
 
 
@@ -395,9 +508,11 @@ class Sources:
     gold: str | None = None
     pm: Any = None
     on_torn: Callable[[Any], None] | None = None
+    workers: int | None = None  # processes for runs files (None or 0: automatic, 1: none)
     stats: list[SourceStats] = attrs.field(factory=list)
 
-    def __iter__(self) -> Iterator[RunInput]:
+    def __iter__(self) -> Iterator[RunInput | EncodedRecords]:
+        """Each run as a RunInput, except runs files read by workers: blocks of encoded records."""
         from toolscore_core import InputError
 
         resolved: dict[Path, Path] = {}
@@ -421,9 +536,24 @@ class Sources:
             if self.on_torn is not None:
                 self.on_torn(line)
 
-        latest = latest_lines(row_paths, torn) if row_paths else LatestRows()
+        count = choose_workers(self.workers, sum(s.size for s in self.stats if s.kind == RUN_ROW))
+        with contextlib.ExitStack() as stack:
+            workers = stack.enter_context(Workers(count)) if count > 1 and row_paths else None
+            yield from self._runs(kinds, row_paths, torn, workers)
+
+    def _runs(self, kinds: list[str], row_paths: list[Path], torn: Callable[[Any], None],
+              workers: Workers | None) -> Iterator[RunInput | EncodedRecords]:
+        from toolscore_core import InputError
+
+        latest = latest_lines(row_paths, torn, workers) if row_paths else LatestRows()
         run_ids: set[str] = set()
         for path, kind, stat in zip(self.paths, kinds, self.stats, strict=True):
+            if kind == RUN_ROW and workers is not None:
+                lines, attempts = latest.by_line(row_paths.index(path))
+                for block in encoded_rows(path, stat.sha256, lines, attempts, workers, stat):
+                    stat.records += block.count
+                    yield block
+                continue
             if kind == RUN_ROW:
                 items: Iterator[RunInput] = run_inputs_from_rows(path, row_paths.index(path), stat.sha256, latest,
                                                                  stat)

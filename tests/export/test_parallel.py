@@ -1,0 +1,212 @@
+"""Worker processes for runs files: the same bytes, the same errors, the same torn-line rule."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from toolscore_core import InputError
+from toolscore_export import export_runs
+from toolscore_export import parallel as par
+from toolscore_export.cli import export as export_command
+from toolscore_export.parallel import LineSet, _chunks, choose_workers
+
+
+def mixed_rows(path: Path, make_row, ghp: str, count: int = 120) -> Path:
+    """Rows with retries (superseded rows), a credential to redact, blank lines and a BOM on line 1."""
+    lines = []
+    for i in range(count):
+        extra = {"final_answer": f"token {ghp}"} if i % 17 == 0 else {}
+        data = make_row(task=f"t{i % 40}", repetition=1, **extra).to_dict()
+        data["turns"] = i  # the retry of a cell differs from its first row
+        lines.append(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        if i % 23 == 0:
+            lines.append("   ")
+    path.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines) + "\n\n").encode("utf-8"))
+    return path
+
+
+def both(tmp_path: Path, sources: list[Path], **options) -> tuple[bytes, bytes]:
+    serial, pooled = tmp_path / "serial.jsonl", tmp_path / "pooled.jsonl"
+    one = export_runs(sources, serial, workers=1, **options)
+    two = export_runs(sources, pooled, workers=2, **options)
+    assert one.records == two.records
+    assert [s["superseded_rows"] for s in one.manifest["sources"]] == [s["superseded_rows"]
+                                                                      for s in two.manifest["sources"]]
+    return serial.read_bytes(), pooled.read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch):
+    monkeypatch.setattr(par, "CHUNK_BYTES", 4096)  # many chunks from a small file
+
+
+def test_workers_write_the_serial_bytes(tmp_path, make_row, ghp):
+    runs = mixed_rows(tmp_path / "runs.jsonl", make_row, ghp)
+    serial, pooled = both(tmp_path, [runs])
+    assert serial == pooled and serial.count(b"\n") == 40
+    assert ghp.encode() not in pooled and b'"attempts":3' in pooled  # redacted; retries counted
+
+
+def test_workers_across_two_runs_files_and_the_otel_format(tmp_path, make_row, ghp):
+    first = mixed_rows(tmp_path / "a.jsonl", make_row, ghp, 60)
+    second = mixed_rows(tmp_path / "b.jsonl", make_row, ghp, 50)  # a later file's row wins
+    serial, pooled = both(tmp_path, [first, second])
+    assert serial == pooled
+    serial, pooled = both(tmp_path, [first, second], fmt="otel")
+    stamp = re.compile(rb'"observedTimeUnixNano":"\d+"')
+    assert stamp.sub(b"", serial) == stamp.sub(b"", pooled) and b"gen_ai.evaluation.result" in pooled
+
+
+def test_a_bad_line_is_the_serial_error_and_a_torn_last_line_is_skipped(tmp_path, make_row, ghp):
+    runs = mixed_rows(tmp_path / "runs.jsonl", make_row, ghp)
+    good = runs.read_bytes()
+    lines = good.split(b"\n")
+    lines[70] = b'{"cell_id": "x::y::1", "oops": true}'  # a bad row in a middle chunk
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\n".join(lines))
+    messages = []
+    for workers in (1, 2):
+        with pytest.raises(InputError) as caught:
+            export_runs([bad], tmp_path / f"out{workers}.jsonl", workers=workers)
+        messages.append(str(caught.value))
+        assert not (tmp_path / f"out{workers}.jsonl").exists()
+    assert messages[0] == messages[1] and "line 71" in messages[0]
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(good.rstrip(b"\n") + b'\n{"run_record_version": "1", "cell_id": "t1::care')
+    serial, pooled = both(tmp_path, [torn])
+    assert serial == pooled and serial.count(b"\n") == 40  # the torn row is no record
+    heard: dict[int, list] = {1: [], 2: []}
+    for workers in (1, 2):
+        export_runs([torn], tmp_path / f"t{workers}.jsonl", workers=workers, on_torn=heard[workers].append)
+    assert heard[1] == heard[2] and len(heard[1]) == 1 and heard[1][0].size == len(b'{"run_record_version": "1", "cell_id": "t1::care')
+
+
+def test_chunks_cover_the_file_in_order_and_keep_trailing_blanks_with_the_last(tmp_path):
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"".join(b'{"n": %d}\n' % i for i in range(500)) + b"\n  \n\n")
+    chunks = list(_chunks(path, "0" * 64, LineSet.of(range(1, 501, 2)), {3: 2}, size=256))
+    assert len(chunks) > 10 and [c.final for c in chunks].count(True) == 1 and chunks[-1].final
+    data = path.read_bytes()
+    assert b"".join(c.read() for c in chunks) == data
+    assert chunks[-1].read().endswith(b'{"n": 499}\n\n  \n\n')  # blank lines never make a chunk of their own
+    for chunk in chunks:
+        assert chunk.first == data[:chunk.offset].count(b"\n") + 1
+        assert all(chunk.first <= n < chunk.first + chunk.read().count(b"\n") for n in chunk.latest)
+    assert sum(len(c.latest) for c in chunks) == 250 and chunks[0].attempts == {3: 2}
+
+
+def test_a_line_set_holds_exactly_its_lines():
+    numbers = [0, 1, 7, 8, 9, 63, 64, 1000, 4097]
+    lines = LineSet.of(reversed(numbers))
+    assert lines.between(0, 5000) == tuple(numbers) and lines.between(8, 64) == (8, 9, 63)
+    assert lines.between(5000, 6000) == () and len(lines.bits) <= 4097 // 8 * 2 + 1
+
+
+def test_the_automatic_choice_is_one_process_for_small_inputs(monkeypatch):
+    # Threads left by earlier tests in this process would make can_fork() say no: the choice
+    # itself is what is tested here (the thread rule has its own test).
+    monkeypatch.setattr(par, "can_fork", lambda: True)
+    assert choose_workers(None, 1000) == 1 and choose_workers(0, 1000) == 1
+    assert choose_workers(3, 10) == 3
+    assert 1 <= choose_workers(None, 1 << 30) <= par.MAX_AUTO_WORKERS
+
+
+def test_the_command_takes_workers(tmp_path, make_row, ghp):
+    from click.testing import CliRunner
+
+    runs = mixed_rows(tmp_path / "runs.jsonl", make_row, ghp)
+    result = CliRunner().invoke(export_command, [str(runs), "-o", str(tmp_path / "o.jsonl"), "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    export_runs([runs], tmp_path / "s.jsonl", workers=1)
+    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "s.jsonl").read_bytes()
+    bad = CliRunner().invoke(export_command, [str(runs), "-o", str(tmp_path / "x.jsonl"), "--workers", "-1"])
+    assert bad.exit_code == 2
+
+
+def _children(pid: int) -> set[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="ascii")
+    except OSError:
+        return set()
+    return {int(n) for n in text.split()}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from /proc")
+@pytest.mark.parametrize("how", ["SIGINT", "SIGKILL"])
+def test_a_stopped_export_with_workers_leaves_no_output_and_no_worker(tmp_path, make_row, how):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    base = make_row(calls=(), guard_denials=(), evaluation=None).to_dict()
+    source = tmp_path / "runs.jsonl"
+    with source.open("w", encoding="utf-8") as handle:
+        for i in range(30_000):
+            base.update(task_id=f"t{i % 101}", repetition=i // 101 + 1, cell_id=f"t{i % 101}::careful::{i // 101 + 1}")
+            handle.write(json.dumps(base, separators=(",", ":")) + "\n")
+    out = tmp_path / "records.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "toolscore_core.cli", "export", str(source), "-o", str(out),
+                             "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    partial = tmp_path / f".records.jsonl.partial-{proc.pid}"
+    deadline = time.monotonic() + 120
+    workers: set[int] = set()
+    while time.monotonic() < deadline and proc.poll() is None:
+        workers |= _children(proc.pid)
+        if len(workers) >= 2 and partial.exists() and partial.stat().st_size > 0:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the export finished before it could be stopped"
+    os.kill(proc.pid, getattr(signal, how))
+    _, err = proc.communicate(timeout=60)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers)
+    assert not out.exists() and not out.with_name(out.name + ".manifest.json").exists()
+    assert b"Traceback" not in err
+    if how == "SIGINT":
+        assert not partial.exists() and proc.returncode != 0
+
+
+def test_colliding_cell_hashes_are_told_apart_by_the_ids_themselves(tmp_path, make_row, ghp, monkeypatch):
+    """The first pass keys rows by a 64-bit hash of the cell id; rows sharing one are re-read and
+    grouped by their real ids, so even every cell colliding gives the same records and attempts."""
+    from toolscore_export import sources
+
+    runs = mixed_rows(tmp_path / "runs.jsonl", make_row, ghp)
+    other = mixed_rows(tmp_path / "other.jsonl", make_row, ghp, 30)
+    expected = both(tmp_path, [runs, other])[0]
+    monkeypatch.setattr(sources, "hash", lambda cell: len(cell) % 3, raising=False)
+    serial, pooled = both(tmp_path, [runs, other])
+    assert serial == pooled == expected and b'"attempts":4' in serial
+
+
+def test_with_another_thread_running_the_export_stays_in_one_process(tmp_path, make_row, ghp):
+    """A process with threads (a server, a receiver) must not fork them mid-lock: no workers then."""
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, args=(30,), daemon=True)
+    thread.start()
+    try:
+        assert not par.can_fork() and choose_workers(2, 1 << 30) == 1
+        runs = mixed_rows(tmp_path / "runs.jsonl", make_row, ghp)
+        serial, pooled = both(tmp_path, [runs])
+        assert serial == pooled
+    finally:
+        stop.set()
+        thread.join(timeout=10)

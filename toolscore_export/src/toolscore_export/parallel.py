@@ -1,0 +1,358 @@
+"""Run rows of large runs files turned into record lines by worker processes, in file order.
+
+Why: a record costs about 130 µs of CPU in one process (parsing, the row check, the record
+and its hashes, the encoding), and a large runs file has hundreds of thousands of them; the
+work of one row never depends on another once the first pass knows which lines are the
+latest rows. So the driver reads the file in chunks of whole lines, workers turn each chunk
+into the exact bytes the ``aef`` exporter would write for it, and the driver takes the
+results back in submission order. The driver stays the only writer (the output's
+crash-safety of :mod:`toolscore_export.export` is unchanged), at most ``2 * workers``
+chunks are in flight (memory stays bounded whatever the file's size), and the bytes are
+those of the serial path: a worker runs the same functions on the same lines.
+
+A worker that meets a bad line sends the error's fields back; the driver raises it when it
+reaches that chunk, so the first bad line in file order is the one reported, as serially.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+CHUNK_BYTES = 1 << 20
+AUTO_MIN_BYTES = 16 << 20  # below this (about 10,000 rows) starting workers costs more than it saves
+MAX_AUTO_WORKERS = 4
+
+
+@attrs.frozen
+class EncodedRecords:
+    """``count`` records already encoded as JSON Lines (what ``aef`` writes for them), in order."""
+
+    data: bytes
+    count: int
+
+    def lines(self) -> Iterator[bytes]:
+        """Each record's line, without its newline (the encoder escapes every newline in a value)."""
+        start = 0
+        data = self.data
+        while start < len(data):
+            end = data.index(b"\n", start)
+            yield data[start:end]
+            start = end + 1
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def choose_workers(requested: int | None, row_bytes: int) -> int:
+    """Worker processes for an export: ``requested`` when given (0 or None: automatic).
+
+    Automatic is one process (no pool) for runs files under :data:`AUTO_MIN_BYTES` in all,
+    else one worker per usable CPU, at most :data:`MAX_AUTO_WORKERS`. Always one process
+    where workers cannot be forked safely (:func:`can_fork`).
+    """
+    if not can_fork():
+        return 1
+    if requested:
+        return max(1, requested)
+    if row_bytes < AUTO_MIN_BYTES:
+        return 1
+    return max(1, min(usable_cpus(), MAX_AUTO_WORKERS))
+
+
+@attrs.frozen
+class Chunk:
+    """Whole lines of one runs file (``size`` bytes from ``offset``, the first being line ``first``).
+
+    The worker reads the bytes itself, so only this small description crosses the pipe.
+    """
+
+    path: str
+    sha256: str
+    first: int
+    offset: int
+    size: int
+    final: bool  # holds the file's last non-blank line (a torn one is skipped, as serially)
+    latest: tuple[int, ...]  # the latest rows' line numbers in this chunk
+    attempts: dict[int, int]
+
+    def read(self) -> bytes:
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offset)
+            return handle.read(self.size)
+
+
+@attrs.frozen
+class LineSet:
+    """A set of line numbers as one bit per line: an eighth of a byte per row of the file,
+    where a set or sorted list of ints would cost dozens of bytes per latest row."""
+
+    bits: bytearray
+
+    @classmethod
+    def of(cls, numbers: Iterable[int]) -> LineSet:
+        made = cls(bytearray())
+        for n in numbers:
+            made.add(n)
+        return made
+
+    def add(self, n: int) -> None:
+        bits = self.bits
+        if n >> 3 >= len(bits):
+            bits.extend(bytes(max((n >> 3) + 1 - len(bits), len(bits))))
+        bits[n >> 3] |= 1 << (n & 7)
+
+    def has(self, n: int) -> bool:
+        return 0 <= n >> 3 < len(self.bits) and bool(self.bits[n >> 3] >> (n & 7) & 1)
+
+    def between(self, lo: int, hi: int) -> tuple[int, ...]:
+        """The numbers in ``[lo, hi)``, in order."""
+        bits = self.bits
+        return tuple(n for n in range(max(lo, 0), min(hi, len(bits) * 8)) if bits[n >> 3] >> (n & 7) & 1)
+
+
+def _chunks(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int],
+            size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """The file as chunks of about ``size`` bytes cut after a newline; trailing blank lines join the last."""
+    held: list[int] | None = None  # first line, offset, size and line count of the chunk not yet given out
+
+    def make(first: int, offset: int, length: int, count: int, final: bool) -> Chunk:
+        inside = lines.between(first, first + count)
+        return Chunk(path=str(path), sha256=sha256, first=first, offset=offset, size=length, final=final,
+                     latest=inside, attempts={n: attempts[n] for n in inside if n in attempts})
+
+    first, offset = 1, 0
+    with path.open("rb") as handle:
+        rest = b""
+        parts: list[bytes] = []  # a line longer than a chunk, gathered without copying it again per read
+        while True:
+            block = handle.read(size)
+            cut = block.rfind(b"\n") + 1 if block else 0
+            if block and cut == 0:
+                parts.append(block)
+                continue
+            piece = b"".join([rest, *parts, block[:cut]]) if block else b"".join([rest, *parts])
+            rest, parts = block[cut:], []
+            if piece:
+                lines_in = piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
+                if held is not None and not piece.strip():  # blank lines only: keep them with the chunk before
+                    held[2] += len(piece)
+                    held[3] += lines_in
+                else:
+                    if held is not None:
+                        yield make(held[0], held[1], held[2], held[3], False)
+                    held = [first, offset, len(piece), lines_in]
+                first += lines_in
+                offset += len(piece)
+            if not block:
+                break
+    if held is not None:
+        yield make(held[0], held[1], held[2], held[3], True)
+
+
+def encode_chunk(chunk: Chunk) -> tuple[bytes, int, int] | dict[str, Any]:
+    """``(lines, records, superseded)`` of a chunk, or the fields of the InputError of its first bad line."""
+    from toolscore_core import InputError
+    from toolscore_core.kernel.jsonl import decode_line
+    from toolscore_export.canonical import prepared_bytes
+    from toolscore_export.record import SourceRef, build_record
+    from toolscore_export.sources import RUN_ROW, _parsed, checked_cell, row_input
+
+    path = Path(chunk.path)
+    latest = set(chunk.latest)
+    out: list[bytes] = []
+    superseded = 0
+    lines = chunk.read().split(b"\n")
+    ends_open = lines[-1] != b""
+    if not ends_open:
+        lines.pop()
+    last = len(lines) - 1
+    while chunk.final and last >= 0 and not lines[last].strip():
+        last -= 1
+    try:
+        for offset, raw in enumerate(lines):
+            if offset < len(lines) - 1 or not ends_open:
+                raw += b"\n"
+            if not raw.strip():
+                continue
+            number = chunk.first + offset
+            try:
+                _, text, data = _parsed(number, raw, path, decode_line)
+            except InputError:
+                if chunk.final and offset == last:
+                    break  # a torn last line: the first pass has reported it
+                raise
+            checked_cell(data, number, path)
+            if number not in latest:
+                superseded += 1
+                continue
+            source = SourceRef(RUN_ROW, path.name, chunk.sha256, format=RUN_ROW, line=number)
+            out.append(prepared_bytes(build_record(row_input(data, text, source, chunk.attempts.get(number, 1))),
+                                      sort_keys=False))
+            out.append(b"\n")
+    except InputError as exc:
+        return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,
+                "hint": exc.hint}
+    return b"".join(out), len(out) // 2, superseded
+
+
+def _quiet_worker(parent: int) -> None:
+    """Ctrl-C is the driver's to handle (it stops the pool and removes the partial output), and a
+    worker whose driver was killed outright exits at once, silently: its results have nowhere to go.
+
+    A worker's own errors still reach the driver (the pool sends a job's exception back), so
+    its stderr holds only the pool's complaints about a vanished driver, and goes nowhere.
+    """
+    import signal
+    import sys
+    import threading
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process's lifetime
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="toolscore-export-parent-watch", daemon=True).start()
+
+
+def can_fork() -> bool:
+    """Workers start by ``fork``, which is only safe in a process running no other thread (a
+    thread holding a lock at the fork would leave it held in the worker forever); a process
+    with threads exports in one process instead."""
+    import multiprocessing
+    import threading
+
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _context() -> Any:
+    import multiprocessing
+
+    return multiprocessing.get_context("fork")
+
+
+class Workers:
+    """A pool of worker processes whose results come back in submission order, a few at a time.
+
+    At most ``2 * count`` jobs are in flight, so a large file never sits in memory; closing
+    it (or leaving the ``with`` block, by an error or Ctrl-C) stops every worker.
+    """
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._pool = _context().Pool(count, initializer=_quiet_worker, initargs=(os.getpid(),))
+
+    def ordered(self, func: Any, jobs: Iterator[Any]) -> Iterator[Any]:
+        """``func(job)`` for each job, in the jobs' order."""
+        pending: deque[Any] = deque()
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < 2 * self.count:
+                job = next(jobs, None)
+                if job is None:
+                    exhausted = True
+                    break
+                pending.append(self._pool.apply_async(func, (job,)))
+            if not pending:
+                return
+            yield pending.popleft().get()
+
+    def close(self) -> None:
+        self._pool.terminate()
+        self._pool.join()
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _raise(result: dict[str, Any]) -> None:
+    from toolscore_core import InputError
+
+    raise InputError(result.pop("message"), **result)
+
+
+def cell_ids(chunk: Chunk) -> tuple[list[tuple[int, Any]], Any] | dict[str, Any]:
+    """The first pass over a chunk: ``(line, cell_id)`` per non-blank line, and a torn last line (or None).
+
+    The same rule as the serial first pass (orjson, else the kernel's parser, which names a
+    bad line); a bad last line of the file is handed back as the serial pass reports it.
+    """
+    from toolscore_core import InputError
+    from toolscore_core.kernel.jsonl import TornLine
+    from toolscore_export.sources import _fast_loads, cell_of
+
+    fast = _fast_loads()
+    assert fast is not None  # the pool reads the first pass only where orjson is installed
+    path = Path(chunk.path)
+    found: list[tuple[int, Any]] = []
+    lines = chunk.read().split(b"\n")
+    ends_open = lines[-1] != b""
+    if not ends_open:
+        lines.pop()
+    last = len(lines) - 1
+    while chunk.final and last >= 0 and not lines[last].strip():
+        last -= 1
+    offset = chunk.offset
+    try:
+        for index, raw in enumerate(lines):
+            if index < len(lines) - 1 or not ends_open:
+                raw += b"\n"
+            start, offset = offset, offset + len(raw)
+            if not raw.strip():
+                continue
+            number = chunk.first + index
+            try:
+                found.append((number, cell_of(raw, number, path, fast)))
+            except InputError as exc:
+                if chunk.final and index == last:  # worded as the serial first pass words it
+                    why = "not valid UTF-8" if "UTF-8" in exc.message else "not valid JSON"
+                    reason = why if raw.endswith(b"\n") else f"no trailing newline, {why}"
+                    return found, TornLine(file=path, line=number, offset=start, size=len(raw), reason=reason)
+                raise
+    except InputError as exc:
+        return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,
+                "hint": exc.hint}
+    return found, None
+
+
+def first_pass(path: Path, workers: Workers, on_torn: Any) -> Iterator[tuple[int, Any]]:
+    """``(line, cell_id)`` of each non-blank line of ``path`` in order, read by ``workers``."""
+    for result in workers.ordered(cell_ids, _chunks(path, "", LineSet(bytearray()), {}, CHUNK_BYTES)):
+        if isinstance(result, dict):
+            _raise(result)
+        found, torn = result
+        yield from found
+        if torn is not None:
+            on_torn(torn)
+
+
+def encoded_rows(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int], workers: Workers,
+                 stats: Any) -> Iterator[EncodedRecords]:
+    """The records of one runs file, encoded by ``workers``, in file order (``stats`` counted)."""
+    for result in workers.ordered(encode_chunk, _chunks(path, sha256, lines, attempts, CHUNK_BYTES)):
+        if isinstance(result, dict):
+            _raise(result)
+        data, count, superseded = result
+        stats.superseded += superseded
+        if count:
+            yield EncodedRecords(data, count)
+
+
+__all__ = ["AUTO_MIN_BYTES", "CHUNK_BYTES", "EncodedRecords", "LineSet", "Workers", "cell_ids", "choose_workers",
+           "encode_chunk", "encoded_rows", "first_pass"]

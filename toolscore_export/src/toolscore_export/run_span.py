@@ -1,0 +1,109 @@
+"""The span of the run itself in an OTLP trace file: the agent's span, else the trace's root.
+
+Why: an evaluation event joined only to a trace id lands on the trace, not on a span; a
+backend shows it best on the span of the agent run it judges. The adapters keep the tool
+spans only (the run's own span carries no call), so the export finds the run span itself,
+from the same file, by two plain rules:
+
+1. the one span of the run's trace whose ``gen_ai.operation.name`` is ``invoke_agent``;
+2. else the one span of that trace without a parent (the root).
+
+Anything else (two agent spans, two roots, ids that are not OTLP/JSON hex) gives None:
+an id is never guessed. Only OTLP/JSON is read here (an export request, a list of them, or
+JSON Lines of them, as the Collector's file exporter writes); other formats give None.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_SPAN_ID = re.compile(r"[0-9a-f]{16}")
+_AGENT = "invoke_agent"
+_MAX_BYTES = 256 << 20  # a trace file larger than this is not read a second time for its run span
+
+
+def _loads() -> Any:
+    try:
+        import orjson
+    except ImportError:
+        return json.loads
+    return orjson.loads
+
+
+def _requests(path: Path) -> Iterator[Any]:
+    """The JSON values of the file (only ids and names are read from them, so any parser will do)."""
+    loads = _loads()
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    try:
+        data = loads(text)
+    except (ValueError, RecursionError):
+        try:
+            data = json.loads(text)  # what orjson refuses (NaN, deep nesting) the standard parser may read
+        except (ValueError, RecursionError):
+            for line in text.splitlines():
+                if line.strip():
+                    try:
+                        yield loads(line)
+                    except (ValueError, RecursionError):
+                        try:
+                            yield json.loads(line)
+                        except (ValueError, RecursionError):
+                            continue  # a torn line: the adapter has reported it
+            return
+    yield from data if isinstance(data, list) else [data]
+
+
+def _spans(request: Any) -> Iterator[dict[str, Any]]:
+    if not isinstance(request, dict):
+        return
+    for resource in request.get("resourceSpans") or []:
+        for scope in (resource.get("scopeSpans") or []) if isinstance(resource, dict) else []:
+            for span in (scope.get("spans") or []) if isinstance(scope, dict) else []:
+                if isinstance(span, dict):
+                    yield span
+
+
+def _operation(span: dict[str, Any]) -> Any:
+    for attribute in span.get("attributes") or []:
+        if isinstance(attribute, dict) and attribute.get("key") == "gen_ai.operation.name":
+            value = attribute.get("value")
+            return value.get("stringValue") if isinstance(value, dict) else None
+    return None
+
+
+def run_span_id(path: Path, trace_id: str | None) -> str | None:
+    """The span id (16 lowercase hex digits) of the run in OTLP/JSON file ``path``, or None."""
+    if trace_id is None:
+        return None
+    try:
+        if path.stat().st_size > _MAX_BYTES:
+            return None
+        agents: set[str] = set()
+        roots: set[str] = set()
+        for request in _requests(path):
+            for span in _spans(request):
+                span_id = span.get("spanId")
+                if not isinstance(span_id, str) or str(span.get("traceId", "")).lower() != trace_id.lower():
+                    continue
+                span_id = span_id.lower()
+                if not _SPAN_ID.fullmatch(span_id):
+                    continue
+                if _operation(span) == _AGENT:
+                    agents.add(span_id)
+                if not span.get("parentSpanId"):
+                    roots.add(span_id)
+    except (OSError, RecursionError):
+        return None
+    for found in (agents, roots):
+        if len(found) == 1:
+            return next(iter(found))
+        if found:
+            return None
+    return None
+
+
+__all__ = ["run_span_id"]
