@@ -137,8 +137,7 @@ def test_dataclass_blocks_built_by_hand_are_read(builders: Any) -> None:
 
 def test_bad_input_is_an_input_error(tmp_path: Path) -> None:
     adapter = ClaudeAgentSDKAdapter()
-    with pytest.raises(InputError, match="empty"):
-        adapter.load([])
+    assert adapter.load([]).calls == ()  # an empty run has no calls (as tool-scorer 1.10.0 read it)
     with pytest.raises(InputError, match=r"\$\[0\]\.message\.content\[0\]\.input"):
         adapter.load([{"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "a", "name": "t",
                                                                      "input": "not an object"}]}}])

@@ -91,7 +91,8 @@ def test_bad_input_is_an_input_error() -> None:
     with pytest.raises(InputError, match="no tool_usage_started"):
         CrewAIAdapter().load([{"type": "tool_usage_finished", "tool_name": "x", "output": "y"}])
     with pytest.raises(InputError, match="not a CrewAI run"):
-        CrewAIAdapter().load([])
+        CrewAIAdapter().load({"crew": "x"})
+    assert CrewAIAdapter().load([]).calls == ()  # agent.tools_results of an agent that used no tool
 
 
 def test_live_crew_output_when_crewai_is_installed() -> None:

@@ -115,7 +115,7 @@ def test_cli_validate_reads_a_framework_file(invoke: Any, plugin_manager: Any) -
     (b"", None, "empty"),
     (b'[{"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "t", "args": "{x"', None,
      "not valid JSON"),
-    (b"[]", "pydantic-ai", "no messages"),
+    (b"[]", "pydantic-ai", "no tool call found"),  # an empty history reads as no calls; the CLI says so
     (b'[{"type": "system", "subtype": "init", "session_id": "s"}]', "claude-agent-sdk", "no tool use"),
     (b'{"raw": "x", "tasks_output": [], "token_usage": {}}', "crewai", None),
     (b"\xff\xfe[]", "pydantic-ai", "UTF-8"),

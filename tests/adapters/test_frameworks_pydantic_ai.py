@@ -155,9 +155,8 @@ def test_truncated_file_is_an_input_error(tmp_path: Path) -> None:
         load_trace(broken)
 
 
-def test_empty_history_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="no messages"):
-        PydanticAIAdapter().load(b"[]")
+def test_empty_history_has_no_calls() -> None:
+    assert PydanticAIAdapter().load(b"[]").calls == ()  # as tool-scorer 1.10.0 read it
     assert PydanticAIAdapter().detect([]) == 0.0
 
 

@@ -84,8 +84,8 @@ class ClaudeAgentSDKAdapter(TraceAdapter):
         if not isinstance(data, (list, tuple)):
             raise InputError("is not a Claude Agent SDK message list",
                              expected="the messages from query(), stream-json lines or a session transcript")
-        if not data:
-            raise InputError("the Claude Agent SDK message list is empty", expected="at least one message")
+        if not data:  # an empty run is a trace with no calls, as tool-scorer 1.10.0 read it
+            return Trace(calls=[], source_format=self.name)
         entries = [_live(m) if from_package(m, "claude_agent_sdk") else m for m in data]
         return _Reader(strip=self.strip_mcp_prefix).read(entries)
 
@@ -214,9 +214,15 @@ def _classify(entry: dict[str, Any], i: int) -> tuple[str, Any, tuple[str | int,
         return "user", entry.get("content"), (i, "content")
     if cls == "ResultMessage" or entry.get("type") == "result" or set(entry) >= _RESULT_KEYS:
         return "result", None, (i,)
+    if cls is None and "type" not in entry and entry.get("role") in ("assistant", "user"):
+        # a Messages-API dict ({"role": "assistant", "content": [...]}), as tool-scorer 1.10.0 read it
+        return entry["role"], entry.get("content"), (i, "content")
     if cls is None and "type" not in entry and "content" in entry and "role" not in entry:
         if "model" in entry:
             return "assistant", entry.get("content"), (i, "content")
         if "tool_use_result" in entry or "parent_tool_use_id" in entry:
             return "user", entry.get("content"), (i, "content")
+        blocks = entry.get("content")
+        if isinstance(blocks, list) and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks):
+            return "assistant", blocks, (i, "content")  # only the model asks for a tool
     return "other", None, (i,)

@@ -93,8 +93,8 @@ class CrewAIAdapter(TraceAdapter):
                          metadata={"token_usage": data.get("token_usage")} if data.get("token_usage") else {})
         if isinstance(data, dict) and isinstance(data.get("messages"), list):
             return Trace(calls=_task_calls(data, ()), final_answer=text_or_json(data.get("raw")), source_format=self.name)
-        if isinstance(data, list) and data:
-            return Trace(calls=_event_calls(data), source_format=self.name)
+        if isinstance(data, list):  # [] is a run with no tool events, as tool-scorer 1.10.0 read it
+            return Trace(calls=_event_calls(data) if data else [], source_format=self.name)
         raise InputError("is not a CrewAI run", expected="a CrewOutput / TaskOutput dump or a list of tool events")
 
 

@@ -93,6 +93,8 @@ class OpenAIAgentsAdapter(TraceAdapter):
         elif isinstance(data, dict) and isinstance(data.get("generated_items"), list):
             raw_items = [_saved_item(item, ("generated_items", n)) for n, item in enumerate(data["generated_items"])]
         elif isinstance(data, list):
+            if not data:  # an empty run is a trace with no calls, as tool-scorer 1.10.0 read it
+                return Trace(calls=[], source_format=self.name)
             raw_items = [_saved_item(item, (n,)) for n, item in enumerate(data)]
         else:
             raise InputError("is not an OpenAI Agents SDK run",
@@ -122,6 +124,10 @@ def _mark_handoff(raw: dict[str, Any], item_type: Any) -> dict[str, Any]:
     return {**raw, "_handoff": True} if item_type == "handoff_call_item" else raw
 
 
+# RunItem type -> the raw item type it wraps (tool-scorer 1.10.0 read items whose raw_item had none)
+_ITEM_RAW_TYPES = {"tool_call_item": "function_call", "tool_call_output_item": "function_call_output"}
+
+
 def _saved_item(item: Any, path: tuple[str | int, ...]) -> tuple[dict[str, Any], Any, tuple[str | int, ...]]:
     if not isinstance(item, dict):
         raise InputError(f"an item must be an object, not {type(item).__name__}", location=where(*path))
@@ -129,6 +135,10 @@ def _saved_item(item: Any, path: tuple[str | int, ...]) -> tuple[dict[str, Any],
         raw = item["raw_item"]
         if not isinstance(raw, dict):
             raise InputError("'raw_item' must be an object", location=where(*path, "raw_item"))
+        outer = item.get("type")
+        kind = _ITEM_RAW_TYPES.get(outer) if isinstance(outer, str) and "type" not in raw else None
+        if kind is not None:  # a raw_item saved without its type: the item's type says what it is
+            raw = {**raw, "type": kind}
         return _mark_handoff(raw, item.get("type")), item.get("output"), (*path, "raw_item")
     return item, None, path
 

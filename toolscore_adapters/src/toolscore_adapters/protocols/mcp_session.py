@@ -55,6 +55,11 @@ class McpSessionAdapter(TraceAdapter):
         if is_header(data):
             data = [data]
         if not isinstance(data, (list, tuple)) or not data or not is_header(data[0]):
+            from toolscore_adapters.protocols.jsonrpc import JsonRpcAdapter
+
+            rpc = JsonRpcAdapter()
+            if rpc.detect(data) > 0:  # plain JSON-RPC traffic: tool-scorer 1.10.0's format="mcp" read it too
+                return rpc.load(data)
             raise InputError("is not a `toolscore mcp record` session (no header line)", location="line 1",
                              expected=f'a first line {{"{MCP_SESSION_KEY}": "{MCP_SESSION_KIND}", "version": {MCP_SESSION_VERSION}, ...}}')
         return _read(((i + 1, item) for i, item in enumerate(data)), self.name)

@@ -64,6 +64,8 @@ _GEMINI_PART_KEYS = frozenset({
     "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 })
 _CHAT_ROLES = frozenset({"system", "user", "assistant", "developer"})
+# LangChain's own type names written as a chat role: no other provider uses them as roles.
+_LC_ROLES = frozenset({"human", "ai"})
 
 
 def field(obj: Any, key: str) -> Any:
@@ -106,6 +108,8 @@ def message_style(item: Any) -> str:
         name = ident[-1] if isinstance(ident, list) and ident else ""
         return LANGCHAIN if isinstance(name, str) and "Message" in name else FOREIGN
     if isinstance(kind, str) and kind in _LC_TYPES and role is None and ("data" in item or "content" in item):
+        return LANGCHAIN
+    if kind is None and isinstance(role, str) and role in _LC_ROLES:  # tool-scorer 1.10.0 read {"role": "ai", "tool_calls": [...]}
         return LANGCHAIN
     parts = item.get("parts")
     if isinstance(parts, list) and "kind" not in item and role in (None, "user", "model", "function", "tool"):

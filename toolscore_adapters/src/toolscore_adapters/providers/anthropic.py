@@ -65,7 +65,7 @@ class AnthropicAdapter(TraceAdapter):
         if isinstance(data, dict):
             if isinstance(data.get("messages"), list):
                 messages, place = data["messages"], placer(["messages"])
-            elif ("role" in data and "content" in data) or _bare_response(data):
+            elif ("role" in data and "content" in data) or _bare_response(data, named=True):
                 # a response saved as {"content": [...]} alone is the assistant's turn
                 messages, place = [data if "role" in data else {"role": "assistant", **data}], placer([], single=True)
                 meta = {k: data[k] for k in ("id", "model") if isinstance(data.get(k), str)}
@@ -121,15 +121,16 @@ class AnthropicAdapter(TraceAdapter):
                      metadata={**meta, **book.trace_metadata()})
 
 
-def _bare_response(data: dict[str, Any]) -> bool:
+def _bare_response(data: dict[str, Any], *, named: bool = False) -> bool:
     """``{"content": [...]}`` with neither ``role`` nor ``type`` (tool-scorer 1.10.0 read it):
     Anthropic's only when its blocks are Anthropic's (``tool_use``, ``text``...), so that no
-    other format's ``content`` list is claimed."""
+    other format's ``content`` list is claimed. ``named``: the format was given (e.g.
+    ``from_anthropic``), so an answer with no tool use, or no blocks, is one too: no calls."""
     content = data.get("content")
-    if "role" in data or "type" in data or not isinstance(content, list) or not content:
+    if "role" in data or "type" in data or not isinstance(content, list) or not (content or named):
         return False
     kinds = {block.get("type") for block in content[:SAMPLE] if isinstance(block, dict)}
-    return bool(kinds & set(_CALL_BLOCKS)) and kinds <= _BARE_BLOCKS
+    return (named or bool(kinds & set(_CALL_BLOCKS))) and kinds <= _BARE_BLOCKS
 
 
 _BARE_BLOCKS = {"text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "mcp_tool_use",

@@ -64,6 +64,8 @@ def normalize_message(item: Any) -> tuple[str, dict[str, Any], str]:
         data_kind: str = item["type"]
         return _CLASS_KINDS.get(data_kind, data_kind), item["data"], ".data"
     flat_kind = item.get("type")
+    if flat_kind is None and item.get("role") in ("human", "ai"):  # {"role": "ai", ...}, as tool-scorer read
+        flat_kind = item["role"]
     return (_CLASS_KINDS.get(flat_kind, flat_kind) if isinstance(flat_kind, str) else ""), item, ""
 
 

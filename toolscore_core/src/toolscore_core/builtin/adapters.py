@@ -138,6 +138,9 @@ class CustomCallListAdapter(TraceAdapter):
         result_key, result = _first(item, _RESULT_KEYS)
         is_error = item.get("is_error")
         error = item.get("error")
+        if isinstance(error, bool):  # "error": true/false is a flag (tool-scorer 1.10.0 read it), not a message
+            is_error = error if is_error is None else is_error
+            error = None
         if is_error is None and error:
             is_error = True
         if is_error is None and result_key is not None:

@@ -187,7 +187,7 @@ def _stdout() -> IO[str]:
 @click.command("eval", cls=JudgeOptionsCommand)  # installed judges add their options
 @click.argument("gold", metavar="GOLD")
 @click.argument("trace", metavar="[TRACE]", required=False)
-@click.option("--format", "trace_format", metavar="NAME",
+@click.option("--format", "-f", "trace_format", metavar="NAME",
               help="Trace format (default: detected). See `toolscore plugins` for the installed ones.")
 @click.option("--forbidden", "forbidden_file", metavar="FILE",
               help="JSON/YAML list of calls the agent must never make: {tool, args, reason}.")
@@ -204,7 +204,8 @@ def _stdout() -> IO[str]:
 @click.option("--report", default="console", show_default=True, metavar="FORMAT",
               help="console, md, html, json or junit (or a plugin's format).")
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE (the console summary still prints); "
-                                                   "with --traces, the JSONL results file.")
+                                                   "without --report, in the format its suffix names (.json, .md, "
+                                                   ".html, .xml); with --traces, the JSONL results file.")
 @click.option("--html", "html_file", metavar="FILE", help="Shorthand for --report html -o FILE.")
 @click.option("--save-baseline", metavar="FILE", help="Save the figures of this run for `toolscore regression`.")
 @click.option("--verbose", "-v", is_flag=True, help="Say on stderr what was read, how it was scored, and when.")
@@ -255,12 +256,18 @@ def eval_command(app: App, gold: str, trace: str | None, trace_format: str | Non
     Exit codes: 0 ok, 1 score below --min-score or violations with --fail-on-violations,
     2 bad input, 130 interrupted.
     """
-    from toolscore_core.cli.eval_output import Lines, report_on_stdout, resolve_html
+    from toolscore_core.cli.eval_output import (
+        Lines,
+        report_for_output,
+        report_on_stdout,
+        resolve_html,
+    )
 
     if trace_patterns or trace is None:
         _bulk_or_refuse(app, gold, trace, trace_patterns, locals())
         return
     report, output = resolve_html(report, output, html_file)
+    report = report_for_output(report, output)
     lines = Lines(verdict_to_stderr=report_on_stdout(report, output), verbose=verbose)
     weights = parse_weights(weight_options)
     metric_options = parse_metric_options(metric_option_values)
@@ -302,92 +309,4 @@ def eval_command(app: App, gold: str, trace: str | None, trace_format: str | Non
         sys.exit(1)
 
 
-@click.command("regression")
-@click.argument("baseline", metavar="BASELINE")
-@click.argument("trace", metavar="TRACE")
-@click.option("--gold-file", required=True, metavar="GOLD", help="The gold file the baseline was scored against.")
-@click.option("--tolerance", type=float, default=0.0, show_default=True, metavar="X",
-              help="How far (0..1) the score may fall below the baseline before it counts as a regression.")
-@click.option("--format", "trace_format", metavar="NAME", help="Trace format (default: detected).")
-@click.option("--forbidden", "forbidden_file", metavar="FILE", help="Forbidden-calls file, as for `eval`.")
-@click.option("--strict", is_flag=True,
-              help="Exit 2 when GOLD differs from the gold file the baseline was saved with (default: warn).")
-@click.pass_obj
-@run_command
-def regression_command(app: App, baseline: str, trace: str, gold_file: str, tolerance: float,
-                       trace_format: str | None, forbidden_file: str | None, strict: bool = False) -> None:
-    """Compare TRACE with a saved BASELINE; exit 1 when it regressed.
-
-    A regression is a score that fell by more than --tolerance, or more forbidden calls
-    or credentials in tool arguments than the baseline run had. The score is computed with
-    the weights and order mode stored in the baseline, so the two are comparable.
-
-    \b
-    Examples:
-      toolscore eval gold.json trace.json --save-baseline baseline.json   # once
-      toolscore regression baseline.json new_trace.json --gold-file gold.json
-      toolscore regression baseline.json new_trace.json --gold-file gold.json --tolerance 0.05
-
-    The baseline keeps a digest of the gold file's content: when GOLD no longer matches it,
-    the scores answer different questions, and a warning says so (with --strict that is
-    bad input, exit 2).
-
-    Exit codes: 0 no regression, 1 regression, 2 bad input.
-    """
-    from toolscore_core.reports.baseline import compare, load_baseline
-    from toolscore_core.reports.gold_digest import gold_change
-
-    check_unit("--tolerance", tolerance)
-    base = load_baseline(baseline)
-    changed, message = gold_change(base, gold_file)
-    if changed and strict:
-        raise InputError(f"{message} (--strict)")
-    if message:
-        click.echo(f"toolscore: warning: {message}", err=True)
-    evaluation, _ = evaluate_files(app, gold_file, trace, trace_format=trace_format,
-                                   forbidden_file=forbidden_file, weights=base.get("weights") or None,
-                                   min_score=None, mode=base.get("mode") if base.get("mode") != "default" else None)
-    comparison = compare(base, evaluation, tolerance)
-    print_comparison(comparison, _stdout())
-    if comparison.regressed:
-        for reason in comparison.reasons():
-            click.echo(f"REGRESSION {reason}")
-        sys.exit(1)
-    click.echo(f"PASS no regression (score {evaluation.score * 100:.1f}%, baseline "
-               f"{float(base['score']) * 100:.1f}%, tolerance {tolerance * 100:.1f} points)")
-
-
-def print_comparison(comparison: Any, stream: IO[str]) -> None:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    from toolscore_core.reports.console import make_console
-
-    def pct(value: float | None) -> str:
-        return "n/a" if value is None else f"{value * 100:.1f}%"
-
-    def signed(delta: float | None, scale: float = 100.0, unit: str = "") -> str:
-        if delta is None:
-            return "n/a"
-        if abs(delta) < 1e-9:
-            return "="
-        return f"{delta * scale:+.1f}{unit}" if scale != 1 else f"{delta:+.0f}"
-
-    table = Table(title="Baseline vs current", box=box.SQUARE)
-    table.add_column("Metric")
-    table.add_column("Baseline", justify="right")
-    table.add_column("Current", justify="right")
-    table.add_column("Change", justify="right")
-    for change in (comparison.score, *comparison.metrics):
-        style = "bold red" if change.regressed else None
-        table.add_row(change.name.replace("_", " "), pct(change.baseline), pct(change.current),
-                      Text(signed(change.delta, unit=" pts"), style=style or ""))
-    for change in comparison.counts:
-        base = "n/a" if change.baseline is None else str(int(change.baseline))
-        table.add_row(change.name.replace("_", " "), base, str(int(change.current or 0)),
-                      Text(signed(change.delta, scale=1), style="bold red" if change.regressed else ""))
-    make_console(stream).print(table)
-
-
-__all__ = ["eval_command", "parse_metric_options", "parse_weights", "regression_command"]
+__all__ = ["eval_command", "parse_metric_options", "parse_weights"]

@@ -30,6 +30,30 @@ def resolve_html(report: str, output: str | None, html: str | None) -> tuple[str
     return "html", html
 
 
+# What `-o FILE` writes when --report is not given: the format FILE's suffix names.
+_SUFFIX_REPORTS = {".json": "json", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
+                   ".xml": "junit"}
+
+
+def report_for_output(report: str, output: str | None) -> str:
+    """The report to write: ``--report`` when given, else the one ``-o FILE``'s suffix names.
+
+    Why: tool-scorer 1.10.0's ``-o results.json`` wrote a JSON report, and a CI step that
+    parses it must not get the console table instead. Only the default (console) report is
+    replaced, and only for a suffix that names a format; ``--report`` always wins.
+    """
+    if output is None or report != "console":
+        return report
+    from pathlib import Path
+
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.get_parameter_source("report") not in (ParameterSource.DEFAULT, None):
+        return report
+    return _SUFFIX_REPORTS.get(Path(output).suffix.lower(), report)
+
+
 def report_on_stdout(report: str, output: str | None) -> bool:
     """True when a non-console report is written to stdout, so verdict lines must not be."""
     return output is None and report != "console"

@@ -133,6 +133,10 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     file = Path(path)
     data = load_data_file(file)
     hint = "Write it with `toolscore eval GOLD TRACE --save-baseline FILE`"
+    from toolscore_core.reports import baseline_110
+
+    if baseline_110.is_legacy(data):  # tool-scorer 1.10.0's baselines keep working
+        return baseline_110.read_legacy(data, file)
     if not isinstance(data, dict) or "toolscore_baseline" not in data:
         raise InputError("is not a Toolscore baseline (no 'toolscore_baseline' version key)", file=file,
                          location="$", hint=hint)
@@ -206,10 +210,13 @@ class Comparison:
     metrics: tuple[Change, ...]
     counts: tuple[Change, ...]
     tolerance: float
+    #: True for a tool-scorer 1.10.0 baseline: it has no score, so each metric decides.
+    by_metric: bool = False
 
     @property
     def regressed(self) -> bool:
-        return self.score.regressed or any(c.regressed for c in self.counts)
+        return (self.score.regressed or any(c.regressed for c in self.counts)
+                or (self.by_metric and any(c.regressed for c in self.metrics)))
 
     def reasons(self) -> list[str]:
         out: list[str] = []
@@ -217,6 +224,12 @@ class Comparison:
             out.append(f"score fell {abs(self.score.delta) * 100:.1f} points "
                        f"({self.score.baseline * 100:.1f}% -> {self.score.current * 100:.1f}%), "  # type: ignore[operator]
                        f"more than the tolerance of {self.tolerance * 100:.1f} points")
+        for change in self.metrics if self.by_metric else ():
+            if change.regressed and change.delta is not None:
+                way = "rose" if change.delta > 0 else "fell"
+                out.append(f"{change.name} {way} {abs(change.delta) * 100:.1f} points "
+                           f"({change.baseline * 100:.1f}% -> {change.current * 100:.1f}%), "  # type: ignore[operator]
+                           f"more than the tolerance of {self.tolerance * 100:.1f} points")
         for change in self.counts:
             if change.regressed:
                 out.append(f"{change.name.replace('_', ' ')} rose from {int(change.baseline or 0)} "
@@ -228,8 +241,11 @@ def compare_baseline(baseline: dict[str, Any], evaluation: Evaluation, tolerance
     """Compare ``evaluation`` with ``baseline`` (as read by :func:`load_baseline`).
 
     ``tolerance`` is how far the score may fall (a fraction: 0.02 is two points) before
-    it counts as a regression; policy violations and credentials may never rise.
+    it counts as a regression; policy violations and credentials may never rise. A
+    tool-scorer 1.10.0 baseline (no score) is compared metric by metric instead.
     """
+    if baseline.get("source") is not None:
+        return _compare_by_metric(baseline, evaluation, tolerance)
     base_score = float(baseline["score"])
     score = Change("score", base_score, evaluation.score,
                    evaluation.score < base_score - tolerance - EPSILON)
@@ -245,6 +261,26 @@ def compare_baseline(baseline: dict[str, Any], evaluation: Evaluation, tolerance
         for name in COUNT_NAMES
     )
     return Comparison(score, metrics, count_changes, tolerance)
+
+
+def _compare_by_metric(baseline: dict[str, Any], evaluation: Evaluation, tolerance: float) -> Comparison:
+    """A tool-scorer 1.10.0 baseline: each metric both tools compute, with the tolerance.
+
+    Its counts are unknown, so they are shown and never decide; metrics only tool-scorer
+    computed are shown with no current value.
+    """
+    from toolscore_core.reports.baseline_110 import current_metrics, metric_regressed
+
+    now = current_metrics(evaluation)
+    metrics = tuple(
+        Change(name, value, now.get(name),
+               name in now and metric_regressed(name, value, now[name], tolerance, EPSILON))
+        for name, value in baseline.get("metrics", {}).items()
+    )
+    current_counts = counts(evaluation)
+    count_changes = tuple(Change(name, None, float(current_counts[name]), False) for name in COUNT_NAMES)
+    return Comparison(Change("score", None, evaluation.score, False), metrics, count_changes, tolerance,
+                      by_metric=True)
 
 
 #: The name ``toolscore regression`` has always used; the public API says ``compare_baseline``

@@ -34,6 +34,15 @@ def gold_digest(path: str | Path) -> str | None:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def bytes_md5(path: str | Path) -> str | None:
+    """``"md5:<hex>"`` of the file's bytes, the digest tool-scorer 1.10.0 baselines hold
+    (None when it cannot be read). Not for security: only to tell whether a file changed."""
+    try:
+        return "md5:" + hashlib.md5(Path(path).read_bytes(), usedforsecurity=False).hexdigest()
+    except OSError:
+        return None
+
+
 def gold_change(baseline: dict[str, Any], gold_path: str | Path) -> tuple[bool, str | None]:
     """(changed, message): whether GOLD differs from the baseline's, and what to tell the user.
 
@@ -42,16 +51,20 @@ def gold_change(baseline: dict[str, Any], gold_path: str | Path) -> tuple[bool, 
     """
     saved = baseline.get(DIGEST_KEY)
     if not isinstance(saved, str) or not saved:
-        return False, ("the baseline records no gold-file digest (saved by an older Toolscore), so a changed "
+        origin = baseline.get("source") or "an older Toolscore"
+        return False, (f"the baseline records no gold-file digest (saved by {origin}), so a changed "
                        f"gold file cannot be detected; re-save it with `toolscore eval {gold_path} TRACE "
                        "--save-baseline FILE`")
-    current = gold_digest(gold_path)
+    by_bytes = saved.startswith("md5:")  # a tool-scorer 1.10.0 baseline
+    current = bytes_md5(gold_path) if by_bytes else gold_digest(gold_path)
     if current is None or current == saved:  # unreadable: scoring it names the problem
         return False, None
     was = baseline.get("gold_file")
     origin = f" ({was})" if isinstance(was, str) and was else ""
-    return True, (f"{gold_path} differs from the gold file the baseline was saved with{origin}: the scores "
+    how = (" (this tool-scorer 1.10.0 baseline holds an MD5 of the file's bytes, so re-formatting it counts "
+           "too)") if by_bytes else ""
+    return True, (f"{gold_path} differs from the gold file the baseline was saved with{origin}{how}: the scores "
                   "may not be comparable; re-save the baseline if the change was intended")
 
 
-__all__ = ["DIGEST_KEY", "gold_change", "gold_digest"]
+__all__ = ["DIGEST_KEY", "bytes_md5", "gold_change", "gold_digest"]

@@ -85,6 +85,9 @@ def _describe_schema_error(exc: Any, data: Any) -> tuple[str, str, str | None]:
         extra = _unknown_key(exc.value, definition)
         if extra is not None:
             message = f"has an unknown key {extra!r}"
+            if extra == "side_effects":  # a tool-scorer 1.10.0 gold file: say why, not only what
+                message += (" (tool-scorer 1.10.0's side-effect checks are not part of Toolscore: remove it and "
+                            "check the effect in your own test)")
             path = [*path, extra]
     elif rule == "required" and isinstance(definition, dict):
         expected = f"the key(s) {', '.join(definition.get('required', []))}"
