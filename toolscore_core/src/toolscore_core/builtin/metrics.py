@@ -113,6 +113,11 @@ class RequiredCallRecall(Metric):
     neither a result nor an error was recorded) counts as completed and is listed under
     ``unknown``: an unrecorded outcome is not a failure, even when other calls of the trace
     do record theirs (a call list where only the failures carry ``error`` is common).
+
+    A failed call that the agent retried is completed by the retry: when the paired call
+    failed and a later call of the same tool that no expected call was paired with did not
+    fail, the expected call counts as completed and is listed under ``retried`` (a timeout
+    then a successful second attempt is the agent recovering, not a missing call).
     """
 
     name: ClassVar[str] = "required_call_recall"
@@ -125,12 +130,21 @@ class RequiredCallRecall(Metric):
         failed: list[int] = []
         missing: list[int] = []
         unknown: list[int] = []
-        for i, j in enumerate(context.pairing.expected_to_actual):
+        retried: list[int] = []
+        pairs = context.pairing.expected_to_actual
+        spare = set(range(len(calls))).difference(j for j in pairs if j is not None)
+        for i, j in enumerate(pairs):
             if j is None:
                 missing.append(i)
                 continue
             call = calls[j]
             ok = call.is_error is not True and not call.denied
+            if not ok:
+                retry = _successful_retry(calls, j, spare)
+                if retry is not None:
+                    spare.discard(retry)
+                    retried.append(i)
+                    call, ok = calls[retry], True
             (completed if ok else failed).append(i)
             if ok and call.is_error is None:
                 unknown.append(i)
@@ -138,7 +152,18 @@ class RequiredCallRecall(Metric):
         value = 1.0 if n == 0 else len(completed) / n
         details = {"completed": len(completed), "required": n, "missing": missing[:50], "failed": failed[:50],
                    "unknown_outcome": len(unknown), "outcomes_recorded": context.outcomes_recorded}
+        if retried:  # only when it happened: evaluations without retries keep their exact bytes
+            details["retried"] = retried[:50]
         return MetricResult(value=value, details=details)
+
+
+def _successful_retry(calls: Any, failed_at: int, spare: set[int]) -> int | None:
+    """The first later, unpaired call of the failed call's tool that did not fail, if any."""
+    tool = calls[failed_at].tool
+    for k in range(failed_at + 1, len(calls)):
+        if k in spare and calls[k].tool == tool and calls[k].is_error is not True and not calls[k].denied:
+            return k
+    return None
 
 
 BUILTIN_METRICS: tuple[type[Metric], ...] = (
