@@ -30,7 +30,8 @@ from bench_evaluate import make_case  # noqa: E402
 
 def _trace_files() -> list[Path]:
     found = sorted((ROOT / "tests" / "adapters" / "fixtures").rglob("*.json*"))
-    found += sorted(p for p in (ROOT / "tests" / "core" / "fixtures").rglob("*.json") if p.name != "gold.json")
+    found += sorted(p for p in (ROOT / "tests" / "core" / "fixtures").rglob("*.json")
+                    if p.name != "gold.json" and not p.parent.name.startswith("baseline"))  # baselines are not traces
     return found
 
 
@@ -50,7 +51,8 @@ def dump() -> dict[str, Any]:
         expected, actual = make_case(n, one_tool=one_tool)
         key, value = _record(f"bench n={n} one_tool={one_tool}", lambda e=expected, a=actual: evaluate(e, a).to_dict())
         out[key] = value
-    golds = sorted((ROOT / "tests" / "core" / "fixtures").rglob("gold.json"))
+    golds = sorted(p for p in (ROOT / "tests" / "core" / "fixtures").rglob("gold.json")
+                   if not p.parent.name.startswith("baseline"))
     for trace in _trace_files():
         rel = trace.relative_to(ROOT)
         for gold in golds:

@@ -57,8 +57,8 @@ def make_corpus(root: Path, generated: int = 170, calls: int = 3) -> Path:
     traces = root / "traces"
     for base in FIXTURE_DIRS:
         for found in sorted(base.rglob("*.json*")):
-            if found.name == "gold.json":
-                continue
+            if found.name == "gold.json" or found.parent.name.startswith("baseline"):
+                continue  # gold files and saved baselines are not traces
             target = traces / "formats" / found.relative_to(base)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(found, target)
