@@ -15,7 +15,8 @@ else:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parents[2]
 DISTRIBUTIONS = ["toolscore_core", "toolscore_adapters", "toolscore_mcp", "toolscore_agent", "toolscore_export",
-                 "plugins/toolscore_providers", "plugins/toolscore_judge", "plugins/toolscore_pytest"]
+                 "plugins/toolscore_providers", "plugins/toolscore_judge", "plugins/toolscore_pytest",
+                 "plugins/toolscore_ray"]
 
 
 def package(folder: str) -> str:

@@ -624,7 +624,14 @@ def study_executor(name: str, workers: int, pm: Any = None) -> Any:
                          "budget (the max_usd cap would no longer hold)",
                          hint="Use --executor thread (the default for studies: runs wait on the model and "
                               "the server, so threads overlap them) with --workers N")
-    return get_executor(name, pm=pm, workers=workers)
+    chosen = get_executor(name, pm=pm, workers=workers)
+    if not chosen.in_process:  # e.g. ray: each worker would get its own copy of the budget
+        chosen.close()
+        raise InputError(f"--executor {name} runs cells outside this process, where they cannot share the "
+                         "study's budget (the max_usd cap would no longer hold)",
+                         hint="Use --executor thread with --workers N; studies on other executors are not "
+                              "supported yet")
+    return chosen
 
 
 class _Failed:

@@ -167,6 +167,7 @@ class InOrderExecutor(Executor):
 
     name: ClassVar[str] = "example-in-order"
     description: ClassVar[str] = "runs items one by one in this process (examples/third_party_plugin)"
+    in_process: ClassVar[bool] = True  # so a study may run its cells here, sharing its budget
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers  # accepted, and ignored: there is one worker, this process

@@ -248,6 +248,7 @@ class ThreadExecutor(Executor):
     """Threads in this process, for I/O-bound functions (``workers=1``: no pool)."""
 
     name: ClassVar[str] = "thread"
+    in_process: ClassVar[bool] = True
     description: ClassVar[str] = "threads in this process, for I/O-bound work"
 
     def __init__(self, workers: int | None = None) -> None:

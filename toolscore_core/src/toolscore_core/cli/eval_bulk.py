@@ -58,7 +58,8 @@ class Progress:
 def run_bulk(app: Any, gold: str, patterns: tuple[str, ...], *, output: str | None, workers: int | None,
              executor: str | None, trace_format: str | None, forbidden_file: str | None,
              weights: dict[str, float] | None, min_score: float | None, mode: str | None,
-             metric_options: dict[str, dict[str, Any]] | None, progress: bool = True) -> None:
+             metric_options: dict[str, dict[str, Any]] | None, progress: bool = True,
+             address: str | None = None) -> None:
     """Score every trace of ``patterns``; exit with the run's verdict (see the module docstring)."""
     from toolscore_core.scoring.bulk import evaluate_many
     from toolscore_core.scoring.bulk_report import summary_lines
@@ -73,6 +74,7 @@ def run_bulk(app: Any, gold: str, patterns: tuple[str, ...], *, output: str | No
 
     try:
         result = evaluate_many(gold, patterns, workers=workers, executor=executor or "local", output=output,
+                               executor_settings={"address": address},
                                format=trace_format, forbidden=forbidden_file, weights=weights, mode=mode,
                                min_score=min_score, metric_options=metric_options, on_progress=meter,
                                on_torn=torn, plugin_manager=app.pm, keep_rows=False)

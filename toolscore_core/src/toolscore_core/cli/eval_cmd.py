@@ -173,7 +173,7 @@ def _bulk_or_refuse(app: App, gold: str, trace: str | None, patterns: tuple[str,
 
     check_unit("--min-score", given["min_score"])
     run_bulk(app, gold, patterns, output=given["output"], workers=given["workers"], executor=given["executor"],
-             trace_format=given["trace_format"], forbidden_file=given["forbidden_file"],
+             address=given.get("ray_address"), trace_format=given["trace_format"], forbidden_file=given["forbidden_file"],
              weights=parse_weights(given["weight_options"]),
              min_score=given["min_score"], mode=check_mode_option(given["mode"]),
              metric_options=parse_metric_options(given["metric_option_values"]))
@@ -217,6 +217,9 @@ def _stdout() -> IO[str]:
 @click.option("--executor", metavar="NAME",
               help="Bulk: where the work runs: local (worker processes, the default), thread, or a plugin's "
                    "(`toolscore plugins` lists them).")
+@click.option("--ray-address", metavar="ADDR",
+              help="Bulk, with --executor ray: the Ray cluster to attach to (auto, ray://HOST:PORT or HOST:PORT); "
+                   "default: a private local Ray instance.")
 @click.pass_obj
 @run_command
 def eval_command(app: App, gold: str, trace: str | None, trace_format: str | None, forbidden_file: str | None,
@@ -225,7 +228,7 @@ def eval_command(app: App, gold: str, trace: str | None, trace_format: str | Non
                  mode: str | None, report: str, output: str | None, save_baseline: str | None,
                  html_file: str | None = None, verbose: bool = False,
                  trace_patterns: tuple[str, ...] = (), workers: int | None = None,
-                 executor: str | None = None) -> None:
+                 executor: str | None = None, ray_address: str | None = None) -> None:
     """Score the tool calls in TRACE against the expected calls in GOLD.
 
     GOLD is a JSON or YAML list of expected calls ({"tool": NAME, "args": {...}}; omit

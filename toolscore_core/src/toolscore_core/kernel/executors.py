@@ -114,6 +114,10 @@ class Executor:
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    #: True when :meth:`run` calls the function in this process (threads), so objects of this
+    #: process (a study's budget, its guard) are shared as they are. Callers that must share
+    #: such an object refuse executors that say False rather than hand each worker a copy.
+    in_process: ClassVar[bool] = False
 
     def run(self, fn: Callable[[Any], Any], items: KeyedItems) -> Iterator[WorkResult]:
         """Apply ``fn`` to each item of the ``(key, item)`` pairs; yield results as they finish."""

@@ -317,6 +317,7 @@ def evaluate_many(
     on_torn: Callable[[Any], None] | None = None,
     plugin_manager: Any = None,
     keep_rows: bool = True,
+    executor_settings: Mapping[str, Any] | None = None,
 ) -> BulkResult:
     """Score every trace matched by ``traces`` against ``gold``; a row per trace, as each finishes.
 
@@ -330,6 +331,8 @@ def evaluate_many(
         skipped, and the summary is written next to it. ``None``: rows only returned.
     :param on_row: hears each new row (after it is written); ``on_progress(done, total)``
         after each; ``on_torn`` about a torn last line moved aside on opening ``output``.
+    :param executor_settings: more settings for the executor (e.g. ``{"address": ...}`` of
+        a cluster); each executor takes the ones it names, ``None`` values are left out.
     :param keep_rows: return the new rows in :attr:`BulkResult.rows` (False: memory stays
         flat on millions of traces; the rows are in ``output``).
     The other options are those of :func:`~toolscore_core.scoring.evaluation.evaluate_trace`.
@@ -343,7 +346,8 @@ def evaluate_many(
     summary_file = summary_path_for(out) if out is not None else None
     ours = [out, summary_file, out.with_name(out.name + ".torn")] if out is not None and summary_file else []
     refs = find_traces(traces, exclude=ours)
-    executor_obj = get_executor(executor, pm=plugin_manager, workers=workers)  # unknown name: exit 2, listed
+    executor_obj = get_executor(executor, pm=plugin_manager, workers=workers,
+                                **dict(executor_settings or {}))  # unknown name: exit 2, listed
     writer = _open_output(out, on_torn) if out is not None else None  # repairs a torn tail first
     aggregate = Aggregate(worst=worst)
     rows: list[dict[str, Any]] = []

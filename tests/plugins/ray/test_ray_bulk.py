@@ -1,0 +1,124 @@
+"""Bulk scoring on a real local Ray instance, started inside a network namespace.
+
+Ray binds to the machine's interface address unless loopback is the only interface, so
+each scenario runs as a child in a fresh namespace (``unshare --net``, then ``lo`` up): the
+Ray processes and the driver talk over 127.0.0.1 and no test traffic leaves the machine.
+The child is the real console script, so option parsing, the executor's plugin loading and
+the single-writer results file are all exercised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
+
+TOOLSCORE = str(Path(sys.executable).with_name("toolscore"))
+GOLD = [{"tool": "search", "args": {"q": "flights"}}, {"tool": "book", "args": {"id": 1}}]
+
+
+def _netns_ok() -> bool:
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return False
+    probe = subprocess.run(["unshare", "--net", "sh", "-c", "ip link set lo up"], capture_output=True, timeout=30)
+    return probe.returncode == 0
+
+
+requires_netns = pytest.mark.skipif(not _netns_ok(), reason="needs `unshare --net` (a network namespace) to run Ray on loopback only")
+
+
+def _in_netns(args: list[str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", NO_COLOR="1")
+    env.pop("RAY_ADDRESS", None)  # a stale address must not be joined
+    command = " ".join(_quote(a) for a in args)
+    return subprocess.run(["unshare", "--net", "sh", "-c", f"ip link set lo up && exec {command}"], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _quote(arg: str) -> str:
+    return "'" + arg.replace("'", "'\\''") + "'"
+
+
+def _corpus(root: Path, n: int = 40) -> Path:
+    (root / "gold.json").write_text(json.dumps(GOLD), encoding="utf-8")
+    traces = root / "traces"
+    traces.mkdir()
+    for i in range(n):
+        calls = [{"tool": "search", "args": {"q": "flights" if i % 3 else "hotels"}, "result": "ok"}]
+        if i % 4:
+            calls.append({"tool": "book", "args": {"id": 1}, "result": "booked"})
+        (traces / f"t{i:03d}.json").write_text(json.dumps(calls), encoding="utf-8")
+    (traces / "broken.json").write_text("[{", encoding="utf-8")
+    return root
+
+
+def _rows(path: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    by_path = {row["path"]: row for row in rows}
+    assert len(by_path) == len(rows), "a trace has more than one row"
+    return by_path
+
+
+@requires_netns
+def test_rows_from_ray_equal_the_local_executors(tmp_path: Path) -> None:
+    root = _corpus(tmp_path)
+    base = [TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "--workers", "2"]
+    ray_run = _in_netns([*base, "-o", "ray.jsonl", "--executor", "ray"], root)
+    local = subprocess.run([*base, "-o", "local.jsonl"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert ray_run.returncode == local.returncode == 1, ray_run.stderr[-2000:]  # the broken trace fails the batch
+    assert "Traceback" not in ray_run.stderr
+    ray_rows, local_rows = _rows(root / "ray.jsonl"), _rows(root / "local.jsonl")
+    assert len(ray_rows) == 41
+    assert ray_rows == local_rows
+    assert ray_rows["traces/broken.json"]["error"]["type"] == "InputError"
+    assert len({row["score"] for row in ray_rows.values()}) >= 3  # the traces really score differently
+
+
+@requires_netns
+def test_a_rerun_on_ray_resumes_and_writes_each_trace_once(tmp_path: Path) -> None:
+    root = _corpus(tmp_path, n=12)
+    args = [TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "-o", "out.jsonl", "--executor", "ray",
+            "--workers", "2"]
+    first = _in_netns(args, root)
+    assert first.returncode == 1, first.stderr[-2000:]
+    (root / "traces" / "t100.json").write_text(json.dumps(GOLD), encoding="utf-8")
+    second = _in_netns(args, root)
+    assert second.returncode == 1, second.stderr[-2000:]
+    rows = _rows(root / "out.jsonl")  # asserts one row per trace
+    assert len(rows) == 14 and rows["traces/t100.json"]["score"] == 1.0
+
+
+def test_an_address_where_no_cluster_answers_is_bad_input(tmp_path: Path) -> None:
+    root = _corpus(tmp_path, n=2)
+    result = subprocess.run([TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "-o", "o.jsonl",
+                             "--executor", "ray", "--ray-address", "127.0.0.1:9"], cwd=root,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "no Ray cluster answers at --ray-address 127.0.0.1:9" in result.stderr
+    assert "Traceback" not in result.stderr and not (root / "o.jsonl").exists()
+
+
+def test_the_ray_executor_is_listed_without_importing_ray() -> None:
+    code = ("import sys; from toolscore_core import get_plugin_manager; from toolscore_core.kernel.registry import "
+            "collect; names = collect(get_plugin_manager(), 'executors').names(); "
+            "print('ray' in names, 'ray' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["True", "False"], out.stderr
+
+
+def test_a_study_on_ray_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """Cells on Ray workers would each hold a copy of the study's budget: refused (exit 2) until
+    a budget shared across the cluster exists, and before Ray is started or a row is written."""
+    example = Path(__file__).resolve().parents[3] / "examples" / "agent_harness" / "offline.yaml"
+    result = subprocess.run([TOOLSCORE, "agent", "run", str(example), "-o", "runs.jsonl", "--executor", "ray"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "--executor ray runs cells outside this process" in result.stderr and "--executor thread" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "runs.jsonl").exists()
