@@ -122,3 +122,50 @@ def test_a_study_on_ray_is_refused_before_anything_runs(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert "--executor ray runs cells outside this process" in result.stderr and "--executor thread" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs.jsonl").exists()
+
+
+def _busy_ray_workers() -> list[int]:
+    """Pids of Ray worker processes running one of our tasks (their title names the task)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                title = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if title.startswith(b"ray::_run_item"):
+                found.append(int(entry.name))
+    return found
+
+
+@requires_netns
+def test_a_ray_worker_killed_mid_run_still_gives_every_row_once(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    root = _corpus(tmp_path, n=0)
+    traces = root / "traces"
+    (traces / "broken.json").unlink()
+    big = [{"tool": "search", "args": {"q": "flights", "page": i}, "result": "ok"} for i in range(3000)]
+    for i in range(24):  # slow enough (a shard takes a while) for a worker to be caught busy
+        (traces / f"big{i:02d}.json").write_text(json.dumps(big), encoding="utf-8")
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", NO_COLOR="1")
+    env.pop("RAY_ADDRESS", None)
+    args = " ".join(_quote(a) for a in [TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "-o",
+                                         "out.jsonl", "--executor", "ray", "--workers", "2"])
+    driver = subprocess.Popen(["unshare", "--net", "sh", "-c", f"ip link set lo up && exec {args}"], cwd=root,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and driver.poll() is None and time.monotonic() < deadline:
+        busy = _busy_ray_workers()
+        if busy:
+            os.kill(busy[0], signal.SIGKILL)
+            killed = busy[0]
+        time.sleep(0.05)
+    _, err = driver.communicate(timeout=240)
+    assert killed is not None, "no Ray worker was seen running a task"
+    assert "Traceback" not in err
+    rows = _rows(root / "out.jsonl")  # asserts one row per trace
+    assert len(rows) == 24
+    assert all(row["error"] is None and row["calls"] == 3000 for row in rows.values()), err[-2000:]
