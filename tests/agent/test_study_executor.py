@@ -2,7 +2,7 @@
 
 The offline example (scripted provider, the bundled sample server, real subprocesses) must
 give the same rows through ``--executor thread`` and through a plugin's in-process executor
-as through the study's own pool; ``local`` (processes) and unknown names are exit 2.
+as through the study's own pool; unknown names are exit 2.
 """
 
 from __future__ import annotations
@@ -51,10 +51,8 @@ def test_executor_thread_gives_the_same_rows_as_before(tmp_path: Path) -> None:
     assert after.stdout.splitlines()[-7:] == before.stdout.splitlines()[-7:]  # the same outcomes table
 
 
-def test_process_and_unknown_executors_are_refused(tmp_path: Path) -> None:
-    local = _run(str(EXAMPLE), "-o", str(tmp_path / "r.jsonl"), "--executor", "local", cwd=tmp_path)
-    assert local.returncode == 2 and "cannot share the study's budget" in local.stderr
-    assert "--executor thread" in local.stderr and "Traceback" not in local.stderr
+def test_unknown_executors_are_refused(tmp_path: Path) -> None:
+    # local is no longer refused: tests/agent/test_study_local_executor.py runs studies on it
     unknown = _run(str(EXAMPLE), "-o", str(tmp_path / "r.jsonl"), "--executor", "nope", cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown executor 'nope'" in unknown.stderr and "thread" in unknown.stderr
     assert not (tmp_path / "r.jsonl").exists()  # refused before anything ran

@@ -58,8 +58,8 @@ def agent() -> None:
 @click.option("--only-arm", "only_arms", multiple=True, metavar="ID", help="Run only this arm (repeatable).")
 @click.option("--executor", metavar="NAME",
               help="Where runs execute: thread (the default: runs wait on the model and the server, and "
-                   "threads share the one budget in this process) or a plugin's in-process executor. "
-                   "local (worker processes) is refused: processes cannot share the budget yet.")
+                   "threads share the one budget in this process), local (worker processes sharing one "
+                   "budget ledger) or a plugin's executor that can share a budget across its workers.")
 @run_command
 def run(spec: str, output: str, dry_run: bool, allow_unknown_price: bool, workers: int,
         only_tasks: tuple[str, ...], only_arms: tuple[str, ...], executor: str | None = None) -> None:

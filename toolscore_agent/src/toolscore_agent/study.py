@@ -51,6 +51,7 @@ from toolscore_agent.model import AgentSpec, Arm, ServerSpec, Task
 from toolscore_core import (
     Budget,
     BudgetStopped,
+    Executor,
     InputError,
     Price,
     RunRow,
@@ -388,7 +389,7 @@ class _Runner:
 
     spec: AgentSpec
     plan: StudyPlan
-    budget: Budget
+    budget: Any  # a Budget, or a shared one (BudgetLike)
     guard: Any
     provider_factory: ProviderFactory
     build_check: dict[str, Any] | None
@@ -505,6 +506,22 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a whole number of at least 1, not {workers!r}")
     chosen = study_executor(executor, workers, pm) if executor is not None else None
+    try:
+        return _run_study(spec, output, chosen, provider_factory=provider_factory, workers=workers,
+                          only_tasks=only_tasks, only_arms=only_arms, allow_unknown_price=allow_unknown_price,
+                          dry_run=dry_run, on_run=on_run, pm=pm, plan=plan, budget=budget)
+    finally:
+        if chosen is not None:
+            chosen.close()
+
+
+def _run_study(spec: AgentSpec, output: str | os.PathLike[str] | None, chosen: Any, *,
+               provider_factory: ProviderFactory | None, workers: int, only_tasks: Iterable[str] | None,
+               only_arms: Iterable[str] | None, allow_unknown_price: bool, dry_run: bool,
+               on_run: Callable[[RunRow, StudyProgress], None] | None, pm: Any, plan: StudyPlan | None,
+               budget: Any) -> StudyResult:
+    """:func:`run_study` once its executor is chosen (``None``: the study's own threads)."""
+    remote = chosen is not None and not chosen.in_process
     if plan is None:
         plan = plan_study(spec, output, only_tasks=only_tasks, only_arms=only_arms,
                           allow_unknown_price=allow_unknown_price)
@@ -517,7 +534,18 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
     factory = provider_factory or default_provider_factory(spec, pm)
     guard = build_guard(spec.guard, base_dir, file=spec.source, pm=pm)
     build_check = _preflight_server(spec, base_dir)
-    if budget is None:
+    if remote:
+        from toolscore_agent.remote_cells import check_factory_picklable
+
+        if provider_factory is not None:
+            check_factory_picklable(provider_factory, chosen.name)
+        if budget is not None:
+            raise InputError(f"a budget passed to run_study cannot be shared with the worker processes of "
+                             f"executor {chosen.name}", hint="Leave budget unset (the executor makes a shared "
+                             "one from the spec), or use an in-process executor (executor='thread')")
+        budget = chosen.shared_budget(spec.budget.max_usd, allow_unknown_price=plan.allow_unknown_price,
+                                      spent_usd=plan.spent_before_usd)
+    elif budget is None:
         budget = Budget(max_usd=spec.budget.max_usd, allow_unknown_price=plan.allow_unknown_price)
         if plan.spent_before_usd > 0:  # what earlier invocations spent counts against the cap
             budget.settle(budget.reserve(0.0), plan.spent_before_usd)
@@ -529,20 +557,29 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
             done = _read_output(spec, plan.output).done
             pending = tuple(c for c in plan.cells if c.cell_id not in done)
         _load_metrics(pm)
-        launcher = _warm_launcher(spec.server) if len(pending) > 1 else None
+        launcher = _warm_launcher(spec.server) if len(pending) > 1 and not remote else None
         runner = _Runner(spec, plan, budget, guard, factory, build_check, base_dir, launcher)
-        if chosen is not None:
-            rows, stopped = _execute_on(chosen, runner, pending, writer, on_run)
+        if remote:
+            from toolscore_agent.remote_cells import CellJob, run_cell_job
+
+            token = os.urandom(8).hex()
+            rows, stopped = _execute_on(
+                chosen, run_cell_job, lambda cell: CellJob(token, plan, cell, budget, build_check, base_dir,
+                                                           provider_factory),
+                budget, pending, writer, on_run, release=True)
+        elif chosen is not None:
+            rows, stopped = _execute_on(chosen, _in_process(runner), lambda cell: cell, budget, pending, writer,
+                                        on_run)
         else:
             rows, stopped = _execute(runner, pending, workers, writer, on_run)
+        spent, unknown = budget.spent_usd, budget.has_unknown_costs  # before a shared ledger closes
     finally:
         if launcher is not None:
             launcher.close()
         if writer is not None:
             writer.close()
     return StudyResult(plan=plan, rows=tuple(rows), skipped=len(plan.cells) - len(pending),
-                       spent_usd=budget.spent_usd, budget_stopped=stopped,
-                       has_unknown_costs=budget.has_unknown_costs,
+                       spent_usd=spent, budget_stopped=stopped, has_unknown_costs=unknown,
                        repair=writer.repair if writer is not None else None)
 
 
@@ -609,87 +646,83 @@ def _execute(runner: _Runner, cells: tuple[Cell, ...], workers: int, writer: Run
 def study_executor(name: str, workers: int, pm: Any = None) -> Any:
     """The executor called ``name`` for a study's cells, or an InputError saying why not.
 
-    A study's cells share objects that live in this process: the budget (each model call
-    reserves its worst case in it before it is made, so N workers together never pass
-    ``max_usd``), the guard and the warm server launcher. An executor that runs the cells in
-    this process (``thread``, or a plugin's in-process one) shares them as they are.
-    ``local`` runs items in other processes, where each would get its own copy of the
-    budget and the cap would no longer hold, so it is refused until the kernel offers a
-    budget shared across processes (see docs/guide/bulk.md, "A budget across workers").
+    Every model call of a study reserves its worst case in one budget first, so N workers
+    together never pass ``max_usd``. An in-process executor (``thread``) shares the study's
+    budget as it is; one whose workers are other processes (``local``, Ray) must hand out a
+    budget every worker reserves in (:meth:`Executor.shared_budget`), and one that cannot is
+    refused here, before anything runs (see docs/guide/bulk.md, "A budget across workers").
     """
     from toolscore_core import get_executor
 
-    if name == "local":
-        raise InputError("--executor local runs cells in worker processes, which cannot share the study's "
-                         "budget (the max_usd cap would no longer hold)",
-                         hint="Use --executor thread (the default for studies: runs wait on the model and "
-                              "the server, so threads overlap them) with --workers N")
     chosen = get_executor(name, pm=pm, workers=workers)
-    if not chosen.in_process:  # e.g. ray: each worker would get its own copy of the budget
+    if not chosen.in_process and type(chosen).shared_budget is Executor.shared_budget:
         chosen.close()
-        raise InputError(f"--executor {name} runs cells outside this process, where they cannot share the "
-                         "study's budget (the max_usd cap would no longer hold)",
-                         hint="Use --executor thread with --workers N; studies on other executors are not "
-                              "supported yet")
+        raise InputError(f"executor {name} cannot share a budget across its workers, so it cannot run a "
+                         "study (the max_usd cap would no longer hold)",
+                         hint="Use --executor thread or --executor local with --workers N")
     return chosen
 
 
-class _Failed:
-    """A cell whose run raised (a bad spec, a bug): carried back as a value so the caller
-    re-raises the original exception once the runs in flight have finished."""
+def _in_process(runner: _Runner) -> Callable[[Cell], Any]:
+    """The function an in-process executor runs per cell: the runner itself, its exceptions
+    returned as values so the driver re-raises the original one."""
+    from toolscore_agent.remote_cells import CellFailed
 
-    def __init__(self, error: Exception) -> None:
-        self.error = error
+    def one(cell: Cell) -> RunRow | CellFailed:
+        try:
+            return runner.run(cell)
+        except Exception as exc:  # returned, not raised: the executor would turn it into text
+            return CellFailed(exc)
+
+    return one
 
 
-def _execute_on(executor: Any, runner: _Runner, cells: tuple[Cell, ...], writer: RunWriter | None,
-                on_run: Callable[[RunRow, StudyProgress], None] | None) -> tuple[list[RunRow], bool]:
+def _execute_on(executor: Any, fn: Callable[[Any], Any], item_for: Callable[[Cell], Any], budget: Any,
+                cells: tuple[Cell, ...], writer: RunWriter | None,
+                on_run: Callable[[RunRow, StudyProgress], None] | None, *,
+                release: bool = False) -> tuple[list[RunRow], bool]:
     """Run ``cells`` through an executor of the kernel's kind; this thread writes every row.
 
     The same rules as :func:`_execute`: no new run starts once the budget stopped one or a
     run raised, and the first exception is raised after the runs in flight have ended.
-    Results are keyed by cell id, so an executor that ran a cell twice writes one row.
+    Results are keyed by cell id, so an executor that ran a cell twice writes one row. With
+    ``release`` (a shared budget), each cell's holds still open when its result arrives (a
+    worker that died mid-call) are settled at worst case: unknown is never free.
     """
+    from toolscore_agent.remote_cells import CellFailed
+
     rows: list[RunRow] = []
     stop = threading.Event()
-    budget = runner.budget
     failure: BaseException | None = None
     seen: set[Any] = set()
 
-    def one(cell: Cell) -> RunRow | _Failed | None:
-        if stop.is_set():
-            return None
-        try:
-            return runner.run(cell)
-        except Exception as exc:  # returned, not raised: the executor would turn it into text
-            return _Failed(exc)
-
-    def feed() -> Iterator[tuple[str, Cell]]:
+    def feed() -> Iterator[tuple[str, Any]]:
         for cell in cells:
             if stop.is_set():
                 return
-            yield cell.cell_id, cell
+            yield cell.cell_id, item_for(cell)
 
-    with executor:
-        for result in executor.run(one, feed()):
-            value = result.value
-            if isinstance(value, _Failed) or result.error is not None:
-                if failure is None:
-                    error = result.error
-                    failure = value.error if isinstance(value, _Failed) else RuntimeError(
-                        f"cell {result.key}: {error.type if error else 'Error'}: {error.message if error else ''}")
-                stop.set()
-                continue
-            if not isinstance(value, RunRow) or result.key in seen:
-                continue
-            seen.add(result.key)
-            if writer is not None:
-                writer.write(value)
-            rows.append(value)
-            if value.status == "budget_stopped":
-                stop.set()
-            if on_run is not None:
-                on_run(value, StudyProgress(len(rows), len(cells), budget.spent_usd, budget.max_usd))
+    for result in executor.run(fn, feed()):
+        if release:
+            budget.release_owner(result.key)
+        value = result.value
+        if isinstance(value, CellFailed) or result.error is not None:
+            if failure is None:
+                error = result.error
+                failure = value.error if isinstance(value, CellFailed) else RuntimeError(
+                    f"cell {result.key}: {error.type if error else 'Error'}: {error.message if error else ''}")
+            stop.set()
+            continue
+        if not isinstance(value, RunRow) or result.key in seen:
+            continue
+        seen.add(result.key)
+        if writer is not None:
+            writer.write(value)
+        rows.append(value)
+        if value.status == "budget_stopped":
+            stop.set()
+        if on_run is not None:
+            on_run(value, StudyProgress(len(rows), len(cells), budget.spent_usd, budget.max_usd))
     if failure is not None:
         raise failure
     return rows, any(row.status == "budget_stopped" for row in rows)

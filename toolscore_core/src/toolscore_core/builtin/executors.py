@@ -236,6 +236,22 @@ class LocalExecutor(Executor):
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = check_workers(workers)
+        self._ledgers: list[Any] = []
+
+    def shared_budget(self, max_usd: float | None, *, allow_unknown_price: bool = False,
+                      spent_usd: float = 0.0) -> Any:
+        """A handle to one budget held by a server process this executor starts (see
+        :mod:`toolscore_core.builtin.ledger`); every worker reserves in it. Stopped by ``close``."""
+        from toolscore_core.builtin.ledger import LedgerServer
+
+        server = LedgerServer(max_usd, allow_unknown_price=allow_unknown_price, spent_usd=spent_usd)
+        self._ledgers.append(server)
+        return server.budget
+
+    def close(self) -> None:
+        """Stop the ledger servers this executor started (their budgets stop working)."""
+        while self._ledgers:
+            self._ledgers.pop().close()
 
     def run(self, fn: Callable[[Any], Any], items: KeyedItems) -> Iterator[WorkResult]:
         if self.workers == 1:

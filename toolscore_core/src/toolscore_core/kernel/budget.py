@@ -24,9 +24,21 @@ The rules for what is not known, because "unknown" must never read as "free":
 - ``max_usd=None`` means no cap: every reservation with a known worst case succeeds, and
   spending is still counted.
 
-This is the whole contract. A budget shared by workers on other machines (a Ray actor, say)
-implements the same four members, :meth:`reserve`, :meth:`settle`, :attr:`spent_usd` and
-:attr:`remaining_usd`, plus :attr:`has_unknown_costs`; :class:`BudgetLike` spells them out.
+Owners, for work that may be retried: ``reserve(w, owner=cell_id)`` tags a reservation with
+the unit of work it belongs to, and :meth:`Budget.release_owner` settles every reservation of
+that owner still open *at its worst case* and returns the dollars it settled. A worker that
+died mid-call may have sent the call, so its hold can never be given back as free; settling
+any that way marks :attr:`has_unknown_costs`. A study calls it in the driver when a cell's
+result comes back, and each cell attempt calls it before its first reservation, so a retried
+attempt first settles what its dead predecessor held. ``owner=None`` (the default) tags
+nothing, and such reservations behave exactly as before.
+
+This is the whole contract. A budget shared by workers in other processes or on other
+machines (a manager-held ledger, a Ray actor) implements the same members:
+:meth:`reserve`, :meth:`settle`, :meth:`release_owner`, :attr:`spent_usd`,
+:attr:`remaining_usd` and :attr:`has_unknown_costs`; :class:`BudgetLike` spells them out.
+One shared across processes must also pickle, since it travels to the workers with each item
+(an in-process :class:`Budget` is shared as it is, by threads, and need not).
 """
 
 from __future__ import annotations
@@ -62,9 +74,11 @@ class Reservation:
 class BudgetLike(Protocol):
     """What the harness needs from a budget: the local :class:`Budget` or a shared one."""
 
-    def reserve(self, worst_case_usd: float | None) -> Reservation: ...
+    def reserve(self, worst_case_usd: float | None, owner: str | None = None) -> Reservation: ...
 
     def settle(self, reservation: Reservation, actual_usd: float | None) -> None: ...
+
+    def release_owner(self, owner: str) -> float: ...
 
     @property
     def spent_usd(self) -> float: ...
@@ -99,6 +113,7 @@ class Budget:
         self._ledger = uuid.uuid4().hex
         self._ids = itertools.count(1)
         self._open: dict[int, Reservation] = {}
+        self._owners: dict[int, str] = {}  # reservation id -> owner, for tagged reservations only
         self._spent = 0.0
         self._has_unknown_costs = False
 
@@ -141,10 +156,10 @@ class Budget:
     def _reserved(self) -> float:
         return math.fsum(r.worst_case_usd for r in self._open.values() if r.worst_case_usd is not None)
 
-    def reserve(self, worst_case_usd: float | None) -> Reservation:
+    def reserve(self, worst_case_usd: float | None, owner: str | None = None) -> Reservation:
         """Hold ``worst_case_usd`` for the next call, or refuse it.
 
-        Raises :class:`BudgetStopped` when spent + reserved + this worst case would exceed
+        ``owner`` (a cell id) tags the reservation for :meth:`release_owner`. Raises :class:`BudgetStopped` when spent + reserved + this worst case would exceed
         ``max_usd``, and :class:`InputError` for an unknown worst case (``None``) unless the
         budget allows unknown prices.
         """
@@ -169,7 +184,30 @@ class Budget:
                     )
             reservation = Reservation(next(self._ids), worst, self._ledger)
             self._open[reservation.id] = reservation
+            if owner is not None:
+                self._owners[reservation.id] = owner
             return reservation
+
+    def release_owner(self, owner: str) -> float:
+        """Settle every still-open reservation of ``owner`` at its worst case; the dollars settled.
+
+        For a unit of work whose worker may have died mid-call: the call may have been sent
+        and paid, so the hold is spent, never freed, and the budget then says
+        :attr:`has_unknown_costs`. Calling it again (or for an owner holding nothing) settles
+        nothing and returns ``0.0``; reservations the work settled itself are untouched.
+        """
+        with self._lock:
+            ids = [rid for rid, who in self._owners.items() if who == owner]
+            settled = 0.0
+            for rid in ids:
+                del self._owners[rid]
+                reservation = self._open.pop(rid)
+                if reservation.worst_case_usd is not None:
+                    settled += reservation.worst_case_usd
+            if ids:
+                self._spent += settled
+                self._has_unknown_costs = True
+            return settled
 
     def settle(self, reservation: Reservation, actual_usd: float | None) -> None:
         """Replace a reservation by what the call cost (``None``: unknown).
@@ -185,6 +223,7 @@ class Budget:
                 raise ValueError(f"reservation {reservation.id} belongs to another budget")
             if self._open.pop(reservation.id, None) is None:
                 raise ValueError(f"reservation {reservation.id} was already settled")
+            self._owners.pop(reservation.id, None)
             if actual is None:
                 self._has_unknown_costs = True
                 if reservation.worst_case_usd is not None:

@@ -47,6 +47,7 @@ import attrs
 from toolscore_core.kernel.errors import InputError
 
 if TYPE_CHECKING:
+    from toolscore_core.kernel.budget import Budget, BudgetLike
     from toolscore_core.kernel.plugins import PluginManager
 
 #: ``WorkError.type`` of an item whose worker process died while running it.
@@ -119,6 +120,25 @@ class Executor:
     #: such an object refuse executors that say False rather than hand each worker a copy.
     in_process: ClassVar[bool] = False
 
+    def shared_budget(self, max_usd: float | None, *, allow_unknown_price: bool = False,
+                      spent_usd: float = 0.0) -> BudgetLike:
+        """A budget every worker of this executor can use, ``spent_usd`` already counted.
+
+        The cap only holds if every worker reserves in the same ledger, so an executor whose
+        workers live elsewhere must hand out a proxy to one (it travels, pickled, with each
+        item). The default serves in-process executors with a plain :class:`Budget`, which
+        threads share as it is, and refuses the others: a copy per worker would let N
+        workers spend the cap N times over. A third party's out-of-process executor that
+        does not override this cannot run agent studies.
+        """
+        if not self.in_process:
+            raise InputError(
+                f"executor {self.name} cannot share a budget across its workers",
+                expected="an executor that runs items in this process, or one that implements shared_budget",
+                hint="Use --executor thread (or local) for agent studies",
+            )
+        return settled_budget(max_usd, allow_unknown_price=allow_unknown_price, spent_usd=spent_usd)
+
     def run(self, fn: Callable[[Any], Any], items: KeyedItems) -> Iterator[WorkResult]:
         """Apply ``fn`` to each item of the ``(key, item)`` pairs; yield results as they finish."""
         raise NotImplementedError
@@ -136,6 +156,17 @@ class Executor:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def settled_budget(max_usd: float | None, *, allow_unknown_price: bool = False, spent_usd: float = 0.0) -> Budget:
+    """A :class:`Budget` that has already spent ``spent_usd`` (what earlier runs of a resumed
+    study cost counts against the cap, so resuming never spends the cap twice)."""
+    from toolscore_core.kernel.budget import Budget
+
+    budget = Budget(max_usd=max_usd, allow_unknown_price=allow_unknown_price)
+    if spent_usd:
+        budget.settle(budget.reserve(0.0), spent_usd)
+    return budget
 
 
 def default_workers() -> int:
@@ -225,5 +256,6 @@ __all__ = [
     "default_workers",
     "get_executor",
     "run_serially",
+    "settled_budget",
     "split_pair",
 ]
