@@ -120,7 +120,8 @@ def test_a_study_on_ray_is_refused_before_anything_runs(tmp_path: Path) -> None:
     result = subprocess.run([TOOLSCORE, "agent", "run", str(example), "-o", "runs.jsonl", "--executor", "ray"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stderr
-    assert "--executor ray runs cells outside this process" in result.stderr and "--executor thread" in result.stderr
+    assert "executor ray cannot share a budget across its workers" in result.stderr
+    assert "--executor thread" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs.jsonl").exists()
 
 
