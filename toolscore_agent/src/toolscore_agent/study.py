@@ -595,26 +595,47 @@ def _load_metrics(pm: Any) -> None:
         collect(manager, "metrics")
 
 
+class _Rows:
+    """The finished rows of one study invocation, written as they come in.
+
+    One place for what every way of running cells does with a row: append it to the output,
+    keep it, stop starting new runs once the budget stopped one, and tell ``on_run``. Callers
+    with several threads hold their lock around :meth:`keep`.
+    """
+
+    def __init__(self, total: int, budget: Any, writer: RunWriter | None,
+                 on_run: Callable[[RunRow, StudyProgress], None] | None) -> None:
+        self.rows: list[RunRow] = []
+        self.stop = threading.Event()
+        self._total, self._budget, self._writer, self._on_run = total, budget, writer, on_run
+
+    def keep(self, row: RunRow) -> None:
+        if self._writer is not None:
+            self._writer.write(row)
+        self.rows.append(row)
+        if row.status == "budget_stopped":
+            self.stop.set()
+        if self._on_run is not None:
+            budget = self._budget
+            self._on_run(row, StudyProgress(len(self.rows), self._total, budget.spent_usd, budget.max_usd))
+
+    def result(self) -> tuple[list[RunRow], bool]:
+        return self.rows, any(row.status == "budget_stopped" for row in self.rows)
+
+
 def _execute(runner: _Runner, cells: tuple[Cell, ...], workers: int, writer: RunWriter | None,
              on_run: Callable[[RunRow, StudyProgress], None] | None) -> tuple[list[RunRow], bool]:
     """Run ``cells`` on ``workers`` threads; stop starting runs once the budget stopped one."""
     lock = threading.Lock()
-    rows: list[RunRow] = []
-    stop = threading.Event()
-    budget = runner.budget
+    kept = _Rows(len(cells), runner.budget, writer, on_run)
+    stop = kept.stop
 
     def one(cell: Cell) -> None:
         if stop.is_set():
             return
         row = runner.run(cell)
         with lock:
-            if writer is not None:
-                writer.write(row)
-            rows.append(row)
-            if row.status == "budget_stopped":
-                stop.set()
-            if on_run is not None:
-                on_run(row, StudyProgress(len(rows), len(cells), budget.spent_usd, budget.max_usd))
+            kept.keep(row)
 
     queue: Iterator[Cell] = iter(cells)
     failure: BaseException | None = None
@@ -640,7 +661,7 @@ def _execute(runner: _Runner, cells: tuple[Cell, ...], workers: int, writer: Run
         pool.shutdown(wait=True, cancel_futures=True)
     if failure is not None:
         raise failure
-    return rows, any(row.status == "budget_stopped" for row in rows)
+    return kept.result()
 
 
 def study_executor(name: str, workers: int, pm: Any = None) -> Any:
@@ -691,8 +712,8 @@ def _execute_on(executor: Any, fn: Callable[[Any], Any], item_for: Callable[[Cel
     """
     from toolscore_agent.remote_cells import CellFailed
 
-    rows: list[RunRow] = []
-    stop = threading.Event()
+    kept = _Rows(len(cells), budget, writer, on_run)
+    stop = kept.stop
     failure: BaseException | None = None
     seen: set[Any] = set()
 
@@ -716,16 +737,10 @@ def _execute_on(executor: Any, fn: Callable[[Any], Any], item_for: Callable[[Cel
         if not isinstance(value, RunRow) or result.key in seen:
             continue
         seen.add(result.key)
-        if writer is not None:
-            writer.write(value)
-        rows.append(value)
-        if value.status == "budget_stopped":
-            stop.set()
-        if on_run is not None:
-            on_run(value, StudyProgress(len(rows), len(cells), budget.spent_usd, budget.max_usd))
+        kept.keep(value)
     if failure is not None:
         raise failure
-    return rows, any(row.status == "budget_stopped" for row in rows)
+    return kept.result()
 
 
 __all__ = [

@@ -90,6 +90,22 @@ class Chunk:
             handle.seek(self.offset)
             return handle.read(self.size)
 
+    def lines(self) -> tuple[list[bytes], int]:
+        """The chunk's lines, each with its newline (only a file's unterminated last line has
+        none), and the index of the last non-blank one (-1 if none): where a torn last line of
+        the file can be. Both passes read a chunk this way, so they number lines alike."""
+        lines = self.read().split(b"\n")
+        ends_open = lines[-1] != b""
+        if not ends_open:
+            lines.pop()
+        ended = [raw + b"\n" for raw in lines[:-1]]
+        if lines:
+            ended.append(lines[-1] if ends_open else lines[-1] + b"\n")
+        last = len(ended) - 1
+        while last >= 0 and not ended[last].strip():
+            last -= 1
+        return ended, last
+
 
 @attrs.frozen
 class LineSet:
@@ -171,17 +187,9 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes, int, int] | dict[str, Any]:
     latest = set(chunk.latest)
     out: list[bytes] = []
     superseded = 0
-    lines = chunk.read().split(b"\n")
-    ends_open = lines[-1] != b""
-    if not ends_open:
-        lines.pop()
-    last = len(lines) - 1
-    while chunk.final and last >= 0 and not lines[last].strip():
-        last -= 1
+    lines, last = chunk.lines()
     try:
         for offset, raw in enumerate(lines):
-            if offset < len(lines) - 1 or not ends_open:
-                raw += b"\n"
             if not raw.strip():
                 continue
             number = chunk.first + offset
@@ -301,18 +309,10 @@ def cell_ids(chunk: Chunk) -> tuple[list[tuple[int, Any]], Any] | dict[str, Any]
     assert fast is not None  # the pool reads the first pass only where orjson is installed
     path = Path(chunk.path)
     found: list[tuple[int, Any]] = []
-    lines = chunk.read().split(b"\n")
-    ends_open = lines[-1] != b""
-    if not ends_open:
-        lines.pop()
-    last = len(lines) - 1
-    while chunk.final and last >= 0 and not lines[last].strip():
-        last -= 1
+    lines, last = chunk.lines()
     offset = chunk.offset
     try:
         for index, raw in enumerate(lines):
-            if index < len(lines) - 1 or not ends_open:
-                raw += b"\n"
             start, offset = offset, offset + len(raw)
             if not raw.strip():
                 continue
