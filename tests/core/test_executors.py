@@ -108,9 +108,13 @@ def test_a_dying_worker_gives_its_item_an_error_and_every_other_item_completes()
         error = results[key].error
         assert error is not None and error.type == WorkError.WORKER_DIED == "WorkerDied"
         messages[key] = error.message
-    assert "SIGKILL" in messages["sigkill"]
-    assert "status 3" in messages["os-exit"]
-    assert "SIGSEGV" in messages["segfault"]
+    # How each worker died is told from its exit status, which the forkserver start method
+    # sometimes loses under load (it then reports 255): the message says so instead of guessing.
+    lost = "status 255 (or its exit status was lost)"
+    assert "SIGKILL" in messages["sigkill"] or lost in messages["sigkill"]
+    assert "status 3" in messages["os-exit"] or lost in messages["os-exit"]
+    assert "SIGSEGV" in messages["segfault"] or lost in messages["segfault"]
+    assert sum(lost in m for m in messages.values()) < 3, messages  # never all of them
 
 
 def test_items_or_values_that_cannot_be_pickled_are_error_results():

@@ -130,6 +130,8 @@ def _death_of(processes: list[Any]) -> str:
             return f"the worker process was killed by {signal.Signals(-code).name}"
         except ValueError:
             return f"the worker process was killed by signal {-code}"
+    if code == 255:  # also what the forkserver start method reports when it lost the real status
+        return "the worker process exited with status 255 (or its exit status was lost)"
     return f"the worker process exited with status {code}"
 
 
