@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import attrs
+
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.files import json_path
 from toolscore_core.kernel.interfaces import TraceAdapter
@@ -99,10 +101,12 @@ class CustomCallListAdapter(TraceAdapter):
         if not isinstance(calls_data, (list, tuple)):
             raise InputError("is not a list of tool calls", location=json_path(prefix),
                              expected='a list of {"tool": NAME, "args": {...}} objects')
-        calls = tuple(self._call(c, [*prefix, i]) for i, c in enumerate(calls_data))
-        unknown = sorted({k for c in calls_data if isinstance(c, dict) for k in c if k not in _KNOWN_FIELDS})
-        if unknown:  # kept in each call's metadata; `toolscore validate` lists them
-            metadata["unknown_keys"] = unknown
+        calls, all_plain = _plain_calls(calls_data)
+        if not all_plain:
+            calls = tuple(self._call(c, [*prefix, i]) for i, c in enumerate(calls_data))
+            unknown = sorted({k for c in calls_data if isinstance(c, dict) for k in c if k not in _KNOWN_FIELDS})
+            if unknown:  # kept in each call's metadata; `toolscore validate` lists them
+                metadata["unknown_keys"] = unknown
         return Trace(calls=calls,
                      final_answer=final_answer, source_format=self.name, metadata=metadata)
 
@@ -185,6 +189,77 @@ def _arguments_text(text: str, metadata: dict[str, Any]) -> dict[str, Any] | Non
         return value
     metadata.update(raw_arguments=text, arguments_error=f"a JSON {type(value).__name__}, not an object")
     return None
+
+
+# The keys of a call as Toolscore itself writes it: a call with only these keys, of the plain
+# types below, is built by _plain_calls without the general reader's checks.
+_PLAIN_KEYS = frozenset({"tool", "args", "id", "result", "is_error", "error", "duration"})
+_SLOT_ORDER = ("tool", "args", "id", "result", "structured_result", "is_error", "error", "duration", "denied",
+               "denied_reason", "provider", "index", "metadata")
+# Setting slots directly is only sound while ToolCall has exactly these fields, no validator
+# and no converter other than ``seconds`` on duration (applied here): otherwise the general path.
+_SLOTS_SOUND = (tuple(sorted(f.name for f in attrs.fields(ToolCall))) == tuple(sorted(_SLOT_ORDER))
+                and all(f.validator is None and f.on_setattr is None for f in attrs.fields(ToolCall))
+                and all(f.converter is None for f in attrs.fields(ToolCall) if f.name != "duration"))
+_TOOLCALL_SLOTS = tuple(ToolCall.__dict__[name].__set__ for name in _SLOT_ORDER) if _SLOTS_SOUND else ()
+
+
+def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
+    """Every call of ``items`` built directly when all are plain; ``((), False)`` otherwise.
+
+    Why: the general reader (``_call``) tries each alternative spelling, copies metadata and
+    goes through ``ToolCall.__init__`` with its keyword parsing and converter, about 5 us a
+    call; a 10k-call trace spent more time there than in the scoring. A plain call (only
+    the keys of ``_PLAIN_KEYS``, a non-empty str tool, dict-or-null args, a null or str
+    error, a bool-or-null is_error, a numeric-or-null duration, a str-or-null id) can only
+    mean one thing, so its fields are set straight into the slots, with the values ``_call``
+    would give (its tests compare the two on every shape). Anything else, anywhere in the
+    list, sends the whole list to the general reader, which keeps its error messages.
+    """
+    if type(items) is not list or not _SLOTS_SOUND:
+        return (), False
+    (s_tool, s_args, s_id, s_result, s_structured, s_is_error, s_error, s_duration, s_denied,
+     s_denied_reason, s_provider, s_index, s_metadata) = _TOOLCALL_SLOTS
+    new = object.__new__
+    built: list[ToolCall] = []
+    append = built.append
+    plain_keys = _PLAIN_KEYS
+    for item in items:
+        if type(item) is not dict or not item.keys() <= plain_keys:
+            return (), False
+        tool = item.get("tool")
+        args = item.get("args", _MISSING)
+        is_error = item.get("is_error")
+        error = item.get("error")
+        duration = item.get("duration")
+        ident = item.get("id")
+        if (type(tool) is not str or not tool or (args is not None and type(args) is not dict and args is not _MISSING)
+                or (is_error is not None and type(is_error) is not bool)
+                or (error is not None and type(error) is not str)
+                or (duration is not None and type(duration) is not float and type(duration) is not int)
+                or (ident is not None and type(ident) is not str)):
+            return (), False
+        if is_error is None and (error or "result" in item):
+            is_error = bool(error) or False  # an error message: failed; an answer and no error: succeeded
+        call = new(ToolCall)
+        s_tool(call, tool)
+        s_args(call, {} if args is _MISSING else args)
+        s_id(call, ident)
+        s_result(call, item.get("result"))
+        s_structured(call, None)
+        s_is_error(call, is_error)
+        s_error(call, error)
+        s_duration(call, None if duration is None else seconds(duration))
+        s_denied(call, False)
+        s_denied_reason(call, None)
+        s_provider(call, None)
+        s_index(call, None)
+        s_metadata(call, {})
+        append(call)
+    return tuple(built), True
+
+
+_MISSING = object()
 
 
 @hookimpl

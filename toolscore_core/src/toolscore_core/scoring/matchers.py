@@ -448,15 +448,16 @@ _FORMS: dict[str, tuple[Callable[[dict[str, Any]], Matcher], frozenset[str]]] = 
 FORM_KEYS: tuple[str, ...] = (*_FORMS, "$literal")
 
 
-def _has_dollar_key(data: Any) -> bool:
+def has_dollar_key(data: Any) -> bool:
+    """True when a ``$`` key (a matcher form or ``$literal``) sits anywhere in ``data``'s dicts and lists."""
     kind = type(data)
     if kind is dict:
         for key, value in data.items():
-            if (type(key) is str and key[:1] == "$") or (type(value) in (dict, list) and _has_dollar_key(value)):
+            if (type(key) is str and key[:1] == "$") or (type(value) in (dict, list) and has_dollar_key(value)):
                 return True
         return False
     if kind is list:
-        return any(type(v) in (dict, list) and _has_dollar_key(v) for v in data)
+        return any(type(v) in (dict, list) and has_dollar_key(v) for v in data)
     return False
 
 
@@ -471,7 +472,7 @@ def parse_matchers(
     A form that cannot be built (a bad regex, an unknown ``$key``, a wrong option) is an
     :class:`InputError` naming ``file`` and the JSON path of the form inside it.
     """
-    if not _has_dollar_key(data):
+    if not has_dollar_key(data):
         return data  # nothing to parse (the common case): skip building paths
     where = list(path)
     if isinstance(data, Matcher):
