@@ -1,8 +1,5 @@
-"""Bulk scoring on a real local Ray instance, started inside a network namespace.
+"""Bulk scoring on a real local Ray instance, started inside a network namespace (conftest.py).
 
-Ray binds to the machine's interface address unless loopback is the only interface, so
-each scenario runs as a child in a fresh namespace (``unshare --net``, then ``lo`` up): the
-Ray processes and the driver talk over 127.0.0.1 and no test traffic leaves the machine.
 The child is the real console script, so option parsing, the executor's plugin loading and
 the single-writer results file are all exercised.
 """
@@ -11,39 +8,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 TOOLSCORE = str(Path(sys.executable).with_name("toolscore"))
+
 GOLD = [{"tool": "search", "args": {"q": "flights"}}, {"tool": "book", "args": {"id": 1}}]
-
-
-def _netns_ok() -> bool:
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return False
-    probe = subprocess.run(["unshare", "--net", "sh", "-c", "ip link set lo up"], capture_output=True, timeout=30)
-    return probe.returncode == 0
-
-
-requires_netns = pytest.mark.skipif(not _netns_ok(), reason="needs `unshare --net` (a network namespace) to run Ray on loopback only")
-
-
-def _in_netns(args: list[str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", NO_COLOR="1")
-    env.pop("RAY_ADDRESS", None)  # a stale address must not be joined
-    command = " ".join(_quote(a) for a in args)
-    return subprocess.run(["unshare", "--net", "sh", "-c", f"ip link set lo up && exec {command}"], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def _quote(arg: str) -> str:
-    return "'" + arg.replace("'", "'\\''") + "'"
 
 
 def _corpus(root: Path, n: int = 40) -> Path:
@@ -66,11 +42,10 @@ def _rows(path: Path) -> dict[str, dict]:
     return by_path
 
 
-@requires_netns
-def test_rows_from_ray_equal_the_local_executors(tmp_path: Path) -> None:
+def test_rows_from_ray_equal_the_local_executors(tmp_path: Path, in_netns: Any) -> None:
     root = _corpus(tmp_path)
     base = [TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "--workers", "2"]
-    ray_run = _in_netns([*base, "-o", "ray.jsonl", "--executor", "ray"], root)
+    ray_run = in_netns([*base, "-o", "ray.jsonl", "--executor", "ray"], root)
     local = subprocess.run([*base, "-o", "local.jsonl"], cwd=root, capture_output=True, text=True, timeout=120)
     assert ray_run.returncode == local.returncode == 1, ray_run.stderr[-2000:]  # the broken trace fails the batch
     assert "Traceback" not in ray_run.stderr
@@ -81,15 +56,14 @@ def test_rows_from_ray_equal_the_local_executors(tmp_path: Path) -> None:
     assert len({row["score"] for row in ray_rows.values()}) >= 3  # the traces really score differently
 
 
-@requires_netns
-def test_a_rerun_on_ray_resumes_and_writes_each_trace_once(tmp_path: Path) -> None:
+def test_a_rerun_on_ray_resumes_and_writes_each_trace_once(tmp_path: Path, in_netns: Any) -> None:
     root = _corpus(tmp_path, n=12)
     args = [TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "-o", "out.jsonl", "--executor", "ray",
             "--workers", "2"]
-    first = _in_netns(args, root)
+    first = in_netns(args, root)
     assert first.returncode == 1, first.stderr[-2000:]
     (root / "traces" / "t100.json").write_text(json.dumps(GOLD), encoding="utf-8")
-    second = _in_netns(args, root)
+    second = in_netns(args, root)
     assert second.returncode == 1, second.stderr[-2000:]
     rows = _rows(root / "out.jsonl")  # asserts one row per trace
     assert len(rows) == 14 and rows["traces/t100.json"]["score"] == 1.0
@@ -113,34 +87,8 @@ def test_the_ray_executor_is_listed_without_importing_ray() -> None:
     assert out.stdout.split() == ["True", "False"], out.stderr
 
 
-def test_a_study_on_ray_is_refused_before_anything_runs(tmp_path: Path) -> None:
-    """Cells on Ray workers would each hold a copy of the study's budget: refused (exit 2) until
-    a budget shared across the cluster exists, and before Ray is started or a row is written."""
-    example = Path(__file__).resolve().parents[3] / "examples" / "agent_harness" / "offline.yaml"
-    result = subprocess.run([TOOLSCORE, "agent", "run", str(example), "-o", "runs.jsonl", "--executor", "ray"],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2, result.stderr
-    assert "executor ray cannot share a budget across its workers" in result.stderr
-    assert "--executor thread" in result.stderr
-    assert "Traceback" not in result.stderr and not (tmp_path / "runs.jsonl").exists()
-
-
-def _busy_ray_workers() -> list[int]:
-    """Pids of Ray worker processes running one of our tasks (their title names the task)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                title = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if title.startswith(b"ray::_run_item"):
-                found.append(int(entry.name))
-    return found
-
-
-@requires_netns
-def test_a_ray_worker_killed_mid_run_still_gives_every_row_once(tmp_path: Path) -> None:
+def test_a_ray_worker_killed_mid_run_still_gives_every_row_once(tmp_path: Path, netns_popen: Any,
+                                                                busy_ray_workers: Any) -> None:
     import signal
     import time
 
@@ -150,16 +98,12 @@ def test_a_ray_worker_killed_mid_run_still_gives_every_row_once(tmp_path: Path) 
     big = [{"tool": "search", "args": {"q": "flights", "page": i}, "result": "ok"} for i in range(3000)]
     for i in range(24):  # slow enough (a shard takes a while) for a worker to be caught busy
         (traces / f"big{i:02d}.json").write_text(json.dumps(big), encoding="utf-8")
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", NO_COLOR="1")
-    env.pop("RAY_ADDRESS", None)
-    args = " ".join(_quote(a) for a in [TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "-o",
-                                         "out.jsonl", "--executor", "ray", "--workers", "2"])
-    driver = subprocess.Popen(["unshare", "--net", "sh", "-c", f"ip link set lo up && exec {args}"], cwd=root,
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver = netns_popen([TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "-o", "out.jsonl",
+                          "--executor", "ray", "--workers", "2"], root)
     killed = None
     deadline = time.monotonic() + 120
     while killed is None and driver.poll() is None and time.monotonic() < deadline:
-        busy = _busy_ray_workers()
+        busy = busy_ray_workers()
         if busy:
             os.kill(busy[0], signal.SIGKILL)
             killed = busy[0]

@@ -37,6 +37,7 @@ def agent() -> None:
       toolscore agent run study.yaml -o runs.jsonl   run it (again: resumes, skips done runs)
       toolscore agent run study.yaml --only-task create-twice --only-arm haiku
       toolscore agent run study.yaml --workers 4     four runs at a time, one shared budget
+      toolscore agent run study.yaml --ray-address auto   cells as tasks on a Ray cluster
 
     \b
     The offline example needs no key and costs nothing:
@@ -59,10 +60,15 @@ def agent() -> None:
 @click.option("--executor", metavar="NAME",
               help="Where runs execute: thread (the default: runs wait on the model and the server, and "
                    "threads share the one budget in this process), local (worker processes sharing one "
-                   "budget ledger) or a plugin's executor that can share a budget across its workers.")
+                   "budget ledger), ray (Ray tasks sharing one budget actor; the toolscore-ray plugin) or "
+                   "another plugin's executor that can share a budget across its workers.")
+@click.option("--ray-address", metavar="ADDR",
+              help="On Ray: the cluster to attach to (auto, ray://HOST:PORT or HOST:PORT); implies "
+                   "--executor ray. Without it, --executor ray starts a private local Ray instance.")
 @run_command
 def run(spec: str, output: str, dry_run: bool, allow_unknown_price: bool, workers: int,
-        only_tasks: tuple[str, ...], only_arms: tuple[str, ...], executor: str | None = None) -> None:
+        only_tasks: tuple[str, ...], only_arms: tuple[str, ...], executor: str | None = None,
+        ray_address: str | None = None) -> None:
     """Run a study spec (YAML or JSON): every cell, one row per run.
 
     \b
@@ -75,12 +81,15 @@ def run(spec: str, output: str, dry_run: bool, allow_unknown_price: bool, worker
     from toolscore_agent import report
     from toolscore_agent.spec import load_agent_spec
     from toolscore_agent.study import plan_study, run_study
+    from toolscore_core.cli.params import executor_with_address
 
+    executor = executor_with_address(executor, ray_address)
+    settings = {"address": ray_address} if ray_address is not None else {}
     study = load_agent_spec(spec)
     if executor is not None:  # an unknown or refused name is exit 2 before anything is planned
         from toolscore_agent.study import study_executor
 
-        study_executor(executor, workers).close()
+        study_executor(executor, workers, **settings).close()
     plan = plan_study(study, output, only_tasks=only_tasks, only_arms=only_arms,
                       allow_unknown_price=allow_unknown_price)
     for line in report.header_lines(plan):
@@ -102,9 +111,11 @@ def run(spec: str, output: str, dry_run: bool, allow_unknown_price: bool, worker
     try:
         if bar is not None:
             with bar:
-                result = run_study(study, output, workers=workers, on_run=on_run, plan=plan, executor=executor)
+                result = run_study(study, output, workers=workers, on_run=on_run, plan=plan, executor=executor,
+                                   executor_options=settings)
         else:
-            result = run_study(study, output, workers=workers, on_run=on_run, plan=plan, executor=executor)
+            result = run_study(study, output, workers=workers, on_run=on_run, plan=plan, executor=executor,
+                                   executor_options=settings)
     except KeyboardInterrupt:
         click.echo(f"toolscore: interrupted; the rows written so far are in {output}: "
                    "run the same command again to resume", err=True)

@@ -39,7 +39,7 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 from pathlib import Path
@@ -492,7 +492,7 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
               allow_unknown_price: bool = False, dry_run: bool = False,
               on_run: Callable[[RunRow, StudyProgress], None] | None = None, pm: Any = None,
               plan: StudyPlan | None = None, budget: Budget | None = None,
-              executor: str | None = None) -> StudyResult:
+              executor: str | None = None, executor_options: Mapping[str, Any] | None = None) -> StudyResult:
     """Run every pending cell of ``spec`` and append a row per run to ``output``.
 
     ``provider_factory(arm, task)`` makes the provider of a run (default: the providers
@@ -501,11 +501,12 @@ def run_study(spec: AgentSpec, output: str | os.PathLike[str] | None = None, *,
     anything. ``plan`` reuses a plan made by :func:`plan_study` with the same arguments;
     ``budget`` replaces the spec's (a budget shared with something else). ``executor``
     names an executor of the kernel's kind to run the cells (see :func:`study_executor`);
-    ``None`` keeps the study's own thread pool.
+    ``None`` keeps the study's own thread pool. ``executor_options`` are more settings for its
+    factory (``{"address": "auto"}`` for Ray).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a whole number of at least 1, not {workers!r}")
-    chosen = study_executor(executor, workers, pm) if executor is not None else None
+    chosen = study_executor(executor, workers, pm, **(executor_options or {})) if executor is not None else None
     try:
         return _run_study(spec, output, chosen, provider_factory=provider_factory, workers=workers,
                           only_tasks=only_tasks, only_arms=only_arms, allow_unknown_price=allow_unknown_price,
@@ -664,7 +665,7 @@ def _execute(runner: _Runner, cells: tuple[Cell, ...], workers: int, writer: Run
     return kept.result()
 
 
-def study_executor(name: str, workers: int, pm: Any = None) -> Any:
+def study_executor(name: str, workers: int, pm: Any = None, **settings: Any) -> Any:
     """The executor called ``name`` for a study's cells, or an InputError saying why not.
 
     Every model call of a study reserves its worst case in one budget first, so N workers
@@ -675,7 +676,7 @@ def study_executor(name: str, workers: int, pm: Any = None) -> Any:
     """
     from toolscore_core import get_executor
 
-    chosen = get_executor(name, pm=pm, workers=workers)
+    chosen = get_executor(name, pm=pm, workers=workers, **settings)
     if not chosen.in_process and type(chosen).shared_budget is Executor.shared_budget:
         chosen.close()
         raise InputError(f"executor {name} cannot share a budget across its workers, so it cannot run a "

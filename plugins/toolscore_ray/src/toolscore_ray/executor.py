@@ -138,6 +138,7 @@ class RayExecutor(Executor):
         self.options = dict(options or {})
         self._started = False  # we started the Ray instance, so close() shuts it down
         self._ray: Any = None
+        self._ledgers: list[Any] = []  # budget actors this executor started
 
     # --- connection ---------------------------------------------------------------------------
 
@@ -170,8 +171,26 @@ class RayExecutor(Executor):
         ray = self.connect()
         return max(1, int(ray.cluster_resources().get("CPU", 0)))
 
+    def shared_budget(self, max_usd: float | None, *, allow_unknown_price: bool = False,
+                      spent_usd: float = 0.0) -> Any:
+        """A handle to one budget held by a ledger actor on this node (see :mod:`toolscore_ray.ledger`);
+        every task reserves in it. Stopped by :meth:`close`."""
+        from toolscore_core.kernel.executors import settled_budget
+        from toolscore_ray.ledger import start_ledger
+
+        settled_budget(max_usd, allow_unknown_price=allow_unknown_price, spent_usd=spent_usd)  # bad input here
+        actor, budget = start_ledger(self.connect(), max_usd, allow_unknown_price=allow_unknown_price,
+                                     spent_usd=spent_usd)
+        self._ledgers.append(actor)
+        return budget
+
     def close(self) -> None:
-        """Shut down the local Ray instance this executor started; leave any other running."""
+        """Stop the ledger actors this executor started, and the local Ray instance it started;
+        leave any other cluster running."""
+        while self._ledgers and self._ray is not None:
+            with contextlib.suppress(Exception):  # already gone with its node: nothing to stop
+                self._ray.kill(self._ledgers.pop())
+        self._ledgers.clear()
         if self._ray is not None and self._started:
             self._ray.shutdown()
         self._ray, self._started = None, False

@@ -172,7 +172,10 @@ def _bulk_or_refuse(app: App, gold: str, trace: str | None, patterns: tuple[str,
     from toolscore_core.cli.eval_bulk import run_bulk
 
     check_unit("--min-score", given["min_score"])
-    run_bulk(app, gold, patterns, output=given["output"], workers=given["workers"], executor=given["executor"],
+    from toolscore_core.cli.params import executor_with_address
+
+    executor = executor_with_address(given["executor"], given.get("ray_address"))
+    run_bulk(app, gold, patterns, output=given["output"], workers=given["workers"], executor=executor,
              address=given.get("ray_address"), trace_format=given["trace_format"], forbidden_file=given["forbidden_file"],
              weights=parse_weights(given["weight_options"]),
              min_score=given["min_score"], mode=check_mode_option(given["mode"]),
@@ -218,8 +221,8 @@ def _stdout() -> IO[str]:
               help="Bulk: where the work runs: local (worker processes, the default), thread, or a plugin's "
                    "(`toolscore plugins` lists them).")
 @click.option("--ray-address", metavar="ADDR",
-              help="Bulk, with --executor ray: the Ray cluster to attach to (auto, ray://HOST:PORT or HOST:PORT); "
-                   "default: a private local Ray instance.")
+              help="Bulk, on Ray: the cluster to attach to (auto, ray://HOST:PORT or HOST:PORT); implies "
+                   "--executor ray. Without it, --executor ray starts a private local Ray instance.")
 @click.pass_obj
 @run_command
 def eval_command(app: App, gold: str, trace: str | None, trace_format: str | None, forbidden_file: str | None,

@@ -47,4 +47,24 @@ class Seconds(click.ParamType):
         return f"Seconds(minimum={self.minimum!r}, maximum={self.maximum!r})"
 
 
-__all__ = ["Seconds"]
+def executor_with_address(executor: str | None, ray_address: str | None) -> str | None:
+    """The executor to use once ``--ray-address`` is taken into account.
+
+    The address only means something to Ray, so given alone it picks ``--executor ray`` (what
+    the user plainly meant), and given with another executor it is a usage error instead of
+    being dropped without a word: a user who believes work runs on a cluster while it runs
+    here would read the wrong throughput and spend on the wrong machines.
+    """
+    if ray_address is None:
+        return executor
+    if executor is None:
+        return "ray"
+    if executor != "ray":
+        from toolscore_core.kernel.errors import InputError
+
+        raise InputError(f"--ray-address applies to --executor ray, not to --executor {executor}",
+                         hint=f"Drop --ray-address to run on {executor}, or use --executor ray")
+    return executor
+
+
+__all__ = ["Seconds", "executor_with_address"]
