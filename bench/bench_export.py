@@ -1,7 +1,7 @@
 """`toolscore export` from harness run rows (or OTLP trace files): records per second and peak memory.
 
 Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3] [--format aef|otel] [--traces N]
-     [--workers N]
+     [--workers N] [--sha256]
 Writes a runs file of --rows distinct cells (one realistic row, written by the kernel's
 RunWriter, with its cell id varied; --calls tool calls each, one of them denied), then
 exports it with export_runs() exactly as the command does: both passes over the file,
@@ -54,6 +54,7 @@ def main() -> None:
     parser.add_argument("--format", default="aef", choices=["aef", "otel"])
     parser.add_argument("--traces", type=int, default=0, help="export this many OTLP trace files instead of rows")
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: automatic, 1: none)")
+    parser.add_argument("--sha256", action="store_true", help="print the output's sha256 (after the timing)")
     opts = parser.parse_args()
 
     from toolscore_export import export_runs
@@ -93,6 +94,10 @@ def main() -> None:
               f"of CPU ({total:.1f} s: {cpu:.1f} s here, {kids_cpu:.1f} s in workers), load {os.getloadavg()[0]:.1f}")
         print(f"  peak RSS growth {growth / 1024:.1f} MiB" + (f"; largest worker's peak RSS {kids_peak / 1024:.1f} MiB"
                                                              if kids_cpu else ""))
+        if opts.sha256:  # after the timing: the output's bytes, to show a change kept them the same
+            from toolscore_export.canonical import file_sha256
+
+            print(f"  output sha256 {file_sha256(out)}")
 
 
 if __name__ == "__main__":
