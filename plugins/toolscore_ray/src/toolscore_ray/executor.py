@@ -175,10 +175,9 @@ class RayExecutor(Executor):
                       spent_usd: float = 0.0) -> Any:
         """A handle to one budget held by a ledger actor on this node (see :mod:`toolscore_ray.ledger`);
         every task reserves in it. Stopped by :meth:`close`."""
-        from toolscore_core.kernel.executors import settled_budget
-        from toolscore_ray.ledger import start_ledger
+        from toolscore_ray.ledger import settled, start_ledger
 
-        settled_budget(max_usd, allow_unknown_price=allow_unknown_price, spent_usd=spent_usd)  # bad input here
+        settled(max_usd, allow_unknown_price, spent_usd)  # bad input is raised here, before Ray starts
         actor, budget = start_ledger(self.connect(), max_usd, allow_unknown_price=allow_unknown_price,
                                      spent_usd=spent_usd)
         self._ledgers.append(actor)

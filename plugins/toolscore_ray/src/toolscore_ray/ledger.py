@@ -28,8 +28,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolscore_core.kernel.budget import Reservation
-from toolscore_core.kernel.errors import ToolscoreError
+from toolscore_core import Budget, Reservation, ToolscoreError
+
+
+def settled(max_usd: float | None, allow_unknown_price: bool, spent_usd: float) -> Budget:
+    """A budget that has already spent ``spent_usd`` (what the rows of earlier invocations cost);
+    a bad ``max_usd`` is an InputError here."""
+    budget = Budget(max_usd=max_usd, allow_unknown_price=allow_unknown_price)
+    if spent_usd > 0:
+        budget.settle(budget.reserve(0.0), spent_usd)
+    return budget
 
 
 class LedgerLost(ToolscoreError):
@@ -43,9 +51,7 @@ class BudgetLedger:
     """The actor's body (made a Ray actor by :func:`start_ledger`): one budget, calls in order."""
 
     def __init__(self, max_usd: float | None, allow_unknown_price: bool, spent_usd: float) -> None:
-        from toolscore_core.kernel.executors import settled_budget
-
-        self._budget = settled_budget(max_usd, allow_unknown_price=allow_unknown_price, spent_usd=spent_usd)
+        self._budget = settled(max_usd, allow_unknown_price, spent_usd)
 
     def call(self, method: str, args: tuple[Any, ...]) -> tuple[Any, BaseException | None]:
         """``method(*args)`` on the budget; its exception returned, not raised (see the module docstring)."""
@@ -139,4 +145,4 @@ def start_ledger(ray: Any, max_usd: float | None, *, allow_unknown_price: bool, 
     return actor, budget
 
 
-__all__ = ["BudgetLedger", "LedgerLost", "RayBudget", "start_ledger"]
+__all__ = ["BudgetLedger", "LedgerLost", "RayBudget", "settled", "start_ledger"]
