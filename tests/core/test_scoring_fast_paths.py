@@ -188,3 +188,21 @@ def test_equal_sequences_skip_the_lcs_loops() -> None:
     different[-1] = "other"
     assert lcs_length(_CountingList(names), different) == 49_999
     assert _CountingList.reads > 0  # the instrument works: unequal sequences are read element by element
+
+
+def test_the_fast_exact_row_is_the_row_the_constructor_builds() -> None:
+    from toolscore_core.scoring.evaluation import CallPair
+
+    assert pairing._ROW_SOUND  # else every exact pair silently takes the slow constructor
+    fast = pairing._exact_row(3, 5, {"q": 1.0}, "same tool `x` with identical arguments")
+    slow = CallPair(expected_index=3, actual_index=5, score=1.0, tool_match=True, argument_scores={"q": 1.0},
+                    reason="same tool `x` with identical arguments")
+    assert fast == slow and repr(fast) == repr(slow)
+
+
+def test_duplicate_calls_pair_once_each_and_the_succeeded_one_first() -> None:
+    expected = [ExpectedCall(tool="t", args={"a": 1}), ExpectedCall(tool="t", args={"a": 1})]
+    actual = [ToolCall(tool="t", args={"a": 1}, is_error=True), ToolCall(tool="t", args={"a": 1}, is_error=False),
+              ToolCall(tool="t", args={"a": 1}, is_error=False)]
+    result = pairing.pair_calls(expected, actual)
+    assert result.expected_to_actual[0] == 1 and result.expected_to_actual[1] == 2
