@@ -422,7 +422,7 @@ def pair_calls(
         if call.args is not None:
             key = (call.tool, actual_keys[j] if actual_keys is not None else _exact_key(call.args))
             held = by_key.setdefault(key, j)
-            if type(held) is int:
+            if isinstance(held, int):
                 if held == j:
                     continue
                 queues: tuple[deque[int], deque[int]] = (deque(), deque())
@@ -436,7 +436,7 @@ def pair_calls(
         found = by_key.get(key)
         if found is None:
             continue
-        if type(found) is int:
+        if isinstance(found, int):
             j = found
             del by_key[key]
         else:
