@@ -1,0 +1,81 @@
+"""Scoring work kept linear in the trace (issue 12): each fast path agrees with the plain rule it replaces.
+
+The plain rules are written out here as the slow reference; random traces compare the two.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from toolscore_core.builtin import metrics
+from toolscore_core.kernel.model import ToolCall
+from toolscore_core.scoring.evaluation import evaluate
+
+
+def _reference_retries(calls: list[ToolCall], pairs: list[int | None]) -> dict[int, int]:
+    """The retry rule scanned naively: for each failed paired call in expected order, the first
+    later spare call of its tool that did not fail, each spare call used once."""
+    spare = set(range(len(calls))).difference(j for j in pairs if j is not None)
+    found: dict[int, int] = {}
+    for i, j in enumerate(pairs):
+        if j is None or (calls[j].is_error is not True and not calls[j].denied):
+            continue
+        for k in range(j + 1, len(calls)):
+            c = calls[k]
+            if k in spare and c.tool == calls[j].tool and c.is_error is not True and not c.denied:
+                spare.discard(k)
+                found[i] = k
+                break
+    return found
+
+
+def _random_calls(rng: random.Random, n: int) -> list[ToolCall]:
+    return [ToolCall(tool=rng.choice("abc"), args={}, is_error=rng.choice([True, False, None]),
+                     denied=rng.random() < 0.1) for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_retry_index_agrees_with_the_naive_scan(seed: int) -> None:
+    rng = random.Random(seed)
+    calls = _random_calls(rng, rng.randint(0, 40))
+    targets = list(range(len(calls)))
+    rng.shuffle(targets)
+    pairs: list[int | None] = [targets.pop() if targets and rng.random() < 0.7 else None
+                               for _ in range(rng.randint(0, len(calls) + 3))]
+    spare = set(range(len(calls))).difference(j for j in pairs if j is not None)
+    index = metrics._Retries(calls, spare)
+    got = {}
+    for i, j in enumerate(pairs):
+        if j is not None and (calls[j].is_error is True or calls[j].denied):
+            k = index.take(calls[j].tool, j)
+            if k is not None:
+                got[i] = k
+    assert got == _reference_retries(calls, pairs)
+
+
+def test_required_call_recall_with_many_failures_matches_the_reference() -> None:
+    """Through evaluate: which expected calls count as retried is what the naive rule says."""
+    rng = random.Random(7)
+    expected: list[dict[str, Any]] = []
+    actual: list[dict[str, Any]] = []
+    for i in range(300):
+        tool = rng.choice(["a", "b", "c"])
+        expected.append({"tool": tool, "args": {"i": i}})
+        call: dict[str, Any] = {"tool": tool, "args": {"i": i}, "result": "ok"}
+        if rng.random() < 0.3:
+            call = {"tool": tool, "args": {"i": i}, "error": "timeout"}
+        actual.append(call)
+        if rng.random() < 0.2:
+            actual.append({"tool": rng.choice(["a", "b", "c"]), "args": {"i": -i}, "result": "retry"})
+    evaluation = evaluate(expected, actual)
+    details = evaluation.metrics["required_call_recall"]["details"]
+    calls = list(evaluation.actual.calls)
+    pairs = [pair.actual_index for pair in sorted((p for p in evaluation.pairs if p.tool_match and p.expected_index is not None),
+                                                    key=lambda p: p.expected_index or 0)]
+    assert len(pairs) == len(expected)
+    reference = _reference_retries(calls, list(pairs))
+    assert reference, "the case must exercise retries"
+    assert details["retried"] == sorted(reference)[:50]
