@@ -12,6 +12,7 @@ import pytest
 
 from toolscore_core.builtin import metrics
 from toolscore_core.kernel.model import ToolCall
+from toolscore_core.scoring import pairing
 from toolscore_core.scoring.evaluation import evaluate
 
 
@@ -79,3 +80,50 @@ def test_required_call_recall_with_many_failures_matches_the_reference() -> None
     reference = _reference_retries(calls, list(pairs))
     assert reference, "the case must exercise retries"
     assert details["retried"] == sorted(reference)[:50]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_strict_minima_is_the_solvers_assignment(seed: int) -> None:
+    """Whenever the shortcut answers, it is exactly what the matrix solvers return."""
+    np = pytest.importorskip("numpy")
+    from scipy.optimize import linear_sum_assignment as scipy_solver
+
+    from toolscore_core.scoring.assignment import solve_small
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 12)), int(rng.integers(1, 12))
+    if seed % 3 == 0:  # small integers: ties and shared minima are common
+        cost = rng.integers(0, 4, size=(n, m)).astype(np.float64)
+    else:  # a clear diagonal with noise, as in an ordinary window
+        cost = rng.random((n, m)) + 5.0
+        for k in range(min(n, m)):
+            cost[k, (k * 7 + seed) % m] -= rng.random() * 5
+    got = pairing.strict_minima(cost)
+    rows, cols = solve_small(cost)
+    s_rows, s_cols = scipy_solver(cost)
+    if got is not None:
+        assert got == (rows.tolist(), cols.tolist()) == (s_rows.tolist(), s_cols.tolist())
+
+
+def test_strict_minima_refuses_ties_and_shared_partners() -> None:
+    np = pytest.importorskip("numpy")
+    assert pairing.strict_minima(np.array([[1.0, 1.0], [0.0, 2.0]])) is None  # row 0 has two minima
+    assert pairing.strict_minima(np.array([[0.0, 2.0], [0.0, 3.0]])) is None  # both rows want column 0
+    assert pairing.strict_minima(np.array([[0.0, 2.0, 3.0], [4.0, 5.0, 1.0]])) == ([0, 1], [0, 2])
+    assert pairing.strict_minima(np.array([[3.0, 0.0], [0.0, 3.0], [5.0, 5.0]])) == ([0, 1], [1, 0])
+
+
+def test_an_ordinary_window_skips_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hundreds of calls of one tool, each with one edited argument: solved without the solver."""
+    pytest.importorskip("numpy")
+    from toolscore_core.scoring import assignment
+
+    solved: list[Any] = []
+    real = assignment.linear_sum_assignment
+    monkeypatch.setattr(assignment, "linear_sum_assignment", lambda cost: solved.append(cost) or real(cost))
+    expected = [{"tool": "t", "args": {"q": f"item {i}", "page": i % 7, "exact": i % 2 == 0}} for i in range(300)]
+    actual = [{"tool": "t", "args": {**e["args"], "q": f"item {i} (edited)"}, "result": "ok"}
+              for i, e in enumerate(expected)]
+    evaluation = evaluate(expected, actual)
+    assert [(p.expected_index, p.actual_index) for p in evaluation.pairs] == [(i, i) for i in range(300)]
+    assert solved == []

@@ -241,9 +241,39 @@ def _solve_window(
     big = float(int(act_units_for_empty.sum()) + 1) * mid
     cost = (-matched.astype(np.float64) * big + precision_cost.astype(np.float64) * mid
             + not_succeeded[None, :] * low + distance)
-    row_ids, col_ids = linear_sum_assignment(cost)
-    return [(exp_idx[r], act_idx[c], int(matched[r, c]))
-            for r, c in zip(row_ids.tolist(), col_ids.tolist(), strict=True)]
+    obvious = strict_minima(cost)
+    if obvious is not None:
+        row_list, col_list = obvious
+    else:
+        row_ids, col_ids = linear_sum_assignment(cost)
+        row_list, col_list = row_ids.tolist(), col_ids.tolist()
+    return [(exp_idx[r], act_idx[c], int(matched[r, c])) for r, c in zip(row_list, col_list, strict=True)]
+
+
+def strict_minima(cost: Any) -> tuple[list[int], list[int]] | None:
+    """The assignment when each call of the smaller side has one strictly cheapest partner, all different.
+
+    Why: in an ordinary window every call's own partner is clearly best, and proving it
+    takes one ``argmin`` where the solver takes several augmenting passes per row. Every
+    call of the smaller side is paired in any assignment, each costs at least its row's
+    minimum and only its argmin reaches it, so when the argmins are distinct they are the
+    unique optimum, the one any exact solver returns. Rows come in increasing order, as the
+    solver gives them. None (a tie, or two calls wanting one partner): ask the solver.
+    """
+    import numpy as np
+
+    n, m = cost.shape
+    side = cost if n <= m else cost.T
+    if side.shape[0] == 0:
+        return None
+    best = side.argmin(axis=1)
+    lowest = side[np.arange(side.shape[0]), best]
+    if int((side <= lowest[:, None]).sum(axis=1).max()) > 1 or len(np.unique(best)) != side.shape[0]:
+        return None
+    if n <= m:
+        return list(range(n)), best.tolist()
+    pairs = sorted(zip(best.tolist(), range(m), strict=True))
+    return [r for r, _ in pairs], [c for _, c in pairs]
 
 
 def _solve_line(
