@@ -127,3 +127,36 @@ def test_an_ordinary_window_skips_the_solver(monkeypatch: pytest.MonkeyPatch) ->
     evaluation = evaluate(expected, actual)
     assert [(p.expected_index, p.actual_index) for p in evaluation.pairs] == [(i, i) for i in range(300)]
     assert solved == []
+
+
+def _random_window(rng: random.Random, n: int, m: int) -> tuple[list[Any], list[ToolCall]]:
+    from toolscore_core.kernel.model import ExpectedCall
+    from toolscore_core.scoring.matchers import Regex
+
+    def args() -> dict[str, Any]:
+        return {k: rng.choice([0, 1, "x", True, 1.0]) for k in rng.sample(["a", "b", "c"], rng.randint(1, 3))}
+
+    expected = []
+    for _ in range(n):
+        e_args: dict[str, Any] | None = args()
+        if rng.random() < 0.15:
+            e_args = dict(e_args or {}, a=Regex("x|1"))  # a matcher row: the window's per-row path
+        elif rng.random() < 0.1:
+            e_args = rng.choice([None, {}])
+        expected.append(ExpectedCall(tool="t", args=e_args))
+    actual = [ToolCall(tool="t", args=rng.choice([args(), args(), {}, None]), is_error=rng.random() < 0.2)
+              for _ in range(m)]
+    return expected, actual
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_window_matched_units_are_each_pairs_credit(seed: int) -> None:
+    """The window's vectorised counts (all rows at once, or some rows) equal credit() of each pair."""
+    pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    n, m = rng.randint(2, 9), rng.randint(2, 9)
+    expected, actual = _random_window(rng, n, m)
+    solved = pairing._solve_window(list(range(n)), list(range(m)), expected, actual)
+    assert len(solved) == min(n, m)
+    for e, a, matched in solved:
+        assert matched == pairing.credit(expected[e], actual[a]).matched

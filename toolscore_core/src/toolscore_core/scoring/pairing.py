@@ -210,10 +210,9 @@ def _solve_window(
             keys[key].append(row)
     for key, rows in keys.items():
         codes: dict[Any, int] = {}
-        act_codes = np.full(m, -2, dtype=np.int64)
-        for col, a in enumerate(act_args):
-            if a is not None and key in a:
-                act_codes[col] = codes.setdefault(canonical(a[key]), len(codes))
+        # built as a list, then one array: setting numpy items one by one cost more than the codes
+        act_codes = np.array([codes.setdefault(canonical(a[key]), len(codes)) if a is not None and key in a else -2
+                              for a in act_args], dtype=np.int64)
         plain_rows: list[int] = []
         plain_codes: list[int] = []
         for row in rows:
@@ -228,7 +227,11 @@ def _solve_window(
                     plain_rows.append(row)
                     plain_codes.append(code)
         if plain_rows:  # one outer comparison per argument name, not one per row (each row once per name)
-            matched[plain_rows] += np.asarray(plain_codes, dtype=np.int64)[:, None] == act_codes[None, :]
+            equal = np.asarray(plain_codes, dtype=np.int64)[:, None] == act_codes[None, :]
+            if len(plain_rows) == n:  # every row, in order: added in place, without gathering rows
+                matched += equal
+            else:
+                matched[plain_rows] += equal
     precision_cost = np.where(checked[:, None],
                               np.where(expects_nothing[:, None], act_units_for_empty[None, :], act_units[None, :]), 0)
     not_succeeded = np.array([0 if actual[j].succeeded else 1 for j in act_idx], dtype=np.float64)
@@ -267,8 +270,10 @@ def strict_minima(cost: Any) -> tuple[list[int], list[int]] | None:
     if side.shape[0] == 0:
         return None
     best = side.argmin(axis=1)
+    if len(np.unique(best)) != side.shape[0]:  # checked first: it costs one row, the tie check a matrix
+        return None
     lowest = side[np.arange(side.shape[0]), best]
-    if int((side <= lowest[:, None]).sum(axis=1).max()) > 1 or len(np.unique(best)) != side.shape[0]:
+    if int((side <= lowest[:, None]).sum(axis=1).max()) > 1:
         return None
     if n <= m:
         return list(range(n)), best.tolist()
