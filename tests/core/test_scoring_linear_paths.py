@@ -160,3 +160,27 @@ def test_window_matched_units_are_each_pairs_credit(seed: int) -> None:
     assert len(solved) == min(n, m)
     for e, a, matched in solved:
         assert matched == pairing.credit(expected[e], actual[a]).matched
+
+
+def test_only_the_findings_the_cap_keeps_are_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """60 differing calls: 20 argument-mismatch findings are written out, 40 only counted."""
+    from toolscore_core.scoring import evaluation as evaluation_module
+
+    built: list[int] = []
+    real = evaluation_module._argument_mismatch
+
+    def counting(call: ToolCall, i: int, j: int, pair: Any) -> Any:
+        built.append(j)
+        return real(call, i, j, pair)
+
+    monkeypatch.setattr(evaluation_module, "_argument_mismatch", counting)
+    expected = [{"tool": "t", "args": {"q": i}} for i in range(60)]
+    actual = [{"tool": "t", "args": {"q": i + 1000}, "result": "ok"} for i in range(60)]
+    findings = evaluate(expected, actual).findings
+    mismatches = [f for f in findings if f.code == "argument-mismatch"]
+    cap = evaluation_module.MAX_FINDINGS_PER_CODE
+    assert built == list(range(cap))
+    assert [f.call_index for f in mismatches[:cap]] == list(range(cap))
+    assert mismatches[cap].message == f"… and {60 - cap} more finding(s) like this (argument-mismatch)"
+    assert mismatches[cap].details == {"category": "score", "omitted": 60 - cap}
+    assert mismatches[0].message == "call 1 t: q: 0 ≠ 1000"

@@ -19,9 +19,10 @@ without one, the judge module is never imported and nothing changes.
 from __future__ import annotations
 
 import difflib
+import functools
 import gc
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -245,81 +246,109 @@ def _check_result(name: str, result: Any) -> MetricResult:
     return result
 
 
-def _capped(findings: list[Finding]) -> list[Finding]:
+class _Later:
+    """A finding built only if :func:`_capped` keeps it.
+
+    Why: a trace with thousands of differing calls gave one finding per call, each with its
+    message, fix and details written out, and the cap then kept the first twenty of each
+    code and counted the rest; only the code is needed to count."""
+
+    __slots__ = ("build", "code")
+
+    def __init__(self, code: str, build: Callable[[], Finding]) -> None:
+        self.code = code
+        self.build = build
+
+
+def _capped(findings: list[Finding | _Later]) -> list[Finding]:
     """At most MAX_FINDINGS_PER_CODE findings per code; the rest summarised in one line."""
     kept: list[Finding] = []
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.code] = counts.get(f.code, 0) + 1
         if counts[f.code] <= MAX_FINDINGS_PER_CODE:
-            kept.append(f)
+            kept.append(f.build() if isinstance(f, _Later) else f)
     for code, n in counts.items():
         if n > MAX_FINDINGS_PER_CODE:
-            sample = next(f for f in findings if f.code == code)
+            sample = next(f for f in kept if f.code == code)  # the code's first finding, always kept
             kept.append(Finding(severity="info", code=code,
                                 message=f"… and {n - MAX_FINDINGS_PER_CODE} more finding(s) like this ({code})",
                                 details={"category": sample.details.get("category", "score"), "omitted": n - MAX_FINDINGS_PER_CODE}))
     return kept
 
 
-def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> list[Finding]:
+def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> list[Finding | _Later]:
     """Missing, wrong, failed and extra calls and argument mismatches, from the pairing.
 
     ``calls`` are the calls as recorded, so messages name the tool the agent really called
-    even where a judge counted it as another."""
+    even where a judge counted it as another. Each is built only if the cap keeps it."""
     expected = context.expected
-    findings: list[Finding] = []
+    findings: list[Finding | _Later] = []
     for pair in context.pairing.pairs:
         i, j = pair.expected_index, pair.actual_index
         if i is not None and (j is None or not pair.tool_match):
-            tool = expected[i].tool
-            instead = f" (`{calls[j].tool}` was called instead)" if j is not None else ""
-            findings.append(Finding(
-                severity="error", code="missing-call",
-                message=f"expected call to `{tool}` never happened{instead}",
-                call_index=j, tool=tool,
-                fix=f"Make sure the agent can see `{tool}` (exact, case-sensitive name) and that the prompt "
-                    f"or the tool's description tells it when to call it",
-                details={"category": "score", "expected_index": i},
-            ))
+            findings.append(_Later("missing-call", functools.partial(_missing_call, expected[i].tool, i, j, calls)))
         if j is not None and (i is None or not pair.tool_match):
-            tool = calls[j].tool
-            findings.append(Finding(
-                severity="info", code="unexpected-call",
-                message=f"call {j + 1} {tool}: {pair.reason}",
-                call_index=j, tool=tool,
-                fix=f"Check why the agent calls `{tool}`: the task did not need this call",
-                details={"category": "score"},
-            ))
+            findings.append(_Later("unexpected-call", functools.partial(_unexpected_call, calls[j].tool, j, pair)))
         if i is not None and j is not None and pair.tool_match:
             call = calls[j]
             if pair.mismatches:
-                shown = "; ".join(
-                    f"{m['argument']}: {m['expected']} ≠ {m['actual']}" if m["problem"] == "mismatch"
-                    else f"{m['argument']}: {m['problem']}"
-                    for m in pair.mismatches[:3])
-                more = f" (+{len(pair.mismatches) - 3} more)" if len(pair.mismatches) > 3 else ""
-                names = ", ".join(f"`{m['argument']}`" for m in pair.mismatches[:3])
-                findings.append(Finding(
-                    severity="warning", code="argument-mismatch",
-                    message=f"call {j + 1} {call.tool}: {shown}{more}",
-                    call_index=j, tool=call.tool,
-                    fix=f"Check how the agent fills {names}: make the tool's parameter descriptions state the "
-                        f"expected format, or loosen the expectation with a matcher",
-                    details={"category": "score", "expected_index": i, "mismatches": list(pair.mismatches)},
-                ))
+                findings.append(_Later("argument-mismatch", functools.partial(_argument_mismatch, call, i, j, pair)))
             if call.denied or call.is_error is True:  # an unknown outcome is not a failure
-                state = "was denied" if call.denied else "failed"
-                findings.append(Finding(
-                    severity="warning", code="required-call-failed",
-                    message=f"expected call to `{call.tool}` was made but {state} (call {j + 1})",
-                    call_index=j, tool=call.tool,
-                    evidence=bounded(call.error, max_string=200) if call.error else None,
-                    fix=f"Make `{call.tool}` succeed: fix its arguments or the conditions it needs, and have the "
-                        "agent react to the error instead of moving on",
-                    details={"category": "score", "expected_index": i},
-                ))
+                findings.append(_Later("required-call-failed", functools.partial(_required_call_failed, call, i, j)))
     return findings
+
+
+def _missing_call(tool: str, i: int, j: int | None, calls: tuple[ToolCall, ...]) -> Finding:
+    instead = f" (`{calls[j].tool}` was called instead)" if j is not None else ""
+    return Finding(
+        severity="error", code="missing-call",
+        message=f"expected call to `{tool}` never happened{instead}",
+        call_index=j, tool=tool,
+        fix=f"Make sure the agent can see `{tool}` (exact, case-sensitive name) and that the prompt "
+            f"or the tool's description tells it when to call it",
+        details={"category": "score", "expected_index": i},
+    )
+
+
+def _unexpected_call(tool: str, j: int, pair: CallPair) -> Finding:
+    return Finding(
+        severity="info", code="unexpected-call",
+        message=f"call {j + 1} {tool}: {pair.reason}",
+        call_index=j, tool=tool,
+        fix=f"Check why the agent calls `{tool}`: the task did not need this call",
+        details={"category": "score"},
+    )
+
+
+def _argument_mismatch(call: ToolCall, i: int, j: int, pair: CallPair) -> Finding:
+    shown = "; ".join(
+        f"{m['argument']}: {m['expected']} ≠ {m['actual']}" if m["problem"] == "mismatch"
+        else f"{m['argument']}: {m['problem']}"
+        for m in pair.mismatches[:3])
+    more = f" (+{len(pair.mismatches) - 3} more)" if len(pair.mismatches) > 3 else ""
+    names = ", ".join(f"`{m['argument']}`" for m in pair.mismatches[:3])
+    return Finding(
+        severity="warning", code="argument-mismatch",
+        message=f"call {j + 1} {call.tool}: {shown}{more}",
+        call_index=j, tool=call.tool,
+        fix=f"Check how the agent fills {names}: make the tool's parameter descriptions state the "
+            f"expected format, or loosen the expectation with a matcher",
+        details={"category": "score", "expected_index": i, "mismatches": list(pair.mismatches)},
+    )
+
+
+def _required_call_failed(call: ToolCall, i: int, j: int) -> Finding:
+    state = "was denied" if call.denied else "failed"
+    return Finding(
+        severity="warning", code="required-call-failed",
+        message=f"expected call to `{call.tool}` was made but {state} (call {j + 1})",
+        call_index=j, tool=call.tool,
+        evidence=bounded(call.error, max_string=200) if call.error else None,
+        fix=f"Make `{call.tool}` succeed: fix its arguments or the conditions it needs, and have the "
+            "agent react to the error instead of moving on",
+        details={"category": "score", "expected_index": i},
+    )
 
 
 def _order_finding(context: EvaluationContext, value: float | None, details: dict[str, Any]) -> list[Finding]:
