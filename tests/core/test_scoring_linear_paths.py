@@ -184,3 +184,72 @@ def test_only_the_findings_the_cap_keeps_are_built(monkeypatch: pytest.MonkeyPat
     assert mismatches[cap].message == f"… and {60 - cap} more finding(s) like this (argument-mismatch)"
     assert mismatches[cap].details == {"category": "score", "omitted": 60 - cap}
     assert mismatches[0].message == "call 1 t: q: 0 ≠ 1000"
+
+
+def _plain_window(rng: random.Random, n: int, m: int, *, shuffle: bool = False) -> tuple[list[Any], list[ToolCall]]:
+    """Calls beside their own partners, one argument edited at most, as an ordinary window has them
+    (``shuffle``: partners anywhere and two edits, so ties and shared choices are common)."""
+    from toolscore_core.kernel.model import ExpectedCall
+
+    expected, actual = [], []
+    for i in range(max(n, m)):
+        args = {"q": f"item {i}", "page": rng.randint(0, 3), "exact": rng.random() < 0.5}
+        if rng.random() < 0.3:
+            args["extra"] = rng.choice([1, 1.0, "1", [1], {"x": 1}])
+        if i < n:
+            expected.append(ExpectedCall(tool="t", args=dict(args)))
+        if i < m:
+            changed = dict(args)
+            for key in rng.sample(sorted(changed), rng.randint(0, 2 if shuffle else 1)):
+                changed[key] = rng.choice([0, 2, "other", False])
+            actual.append(ToolCall(tool="t", args=changed, is_error=rng.random() < 0.1))
+    if shuffle:
+        rng.shuffle(actual)
+    return expected, actual
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_sparse_minima_agree_with_the_matrix(seed: int) -> None:
+    """Whenever the numpy-free window answers, the matrix path (loaded here) gives the same pairs."""
+    pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    n, m = rng.randint(2, 12), rng.randint(2, 14)
+    kind = seed % 3
+    expected, actual = _random_window(rng, n, m) if kind == 0 else _plain_window(rng, n, m, shuffle=kind == 1)
+    sparse = pairing._sparse_minima(list(range(n)), list(range(m)), expected, actual)
+    matrix = pairing._solve_window(list(range(n)), list(range(m)), expected, actual)  # numpy is loaded: no shortcut
+    if sparse is not None:
+        assert sparse == matrix
+
+
+def test_sparse_minima_answer_ordinary_windows() -> None:
+    """The numpy-free path is not vacuous: it answers the windows of the plain case."""
+    answered = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        expected, actual = _plain_window(rng, 8, 9)
+        answered += pairing._sparse_minima(list(range(8)), list(range(9)), expected, actual) is not None
+    assert answered >= 20
+
+
+def test_an_ordinary_trace_over_a_window_does_not_import_numpy(tmp_path: Any) -> None:
+    """300 calls of one tool, each with an edited argument: paired by the numpy-free window."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    expected = [{"tool": "t", "args": {"q": f"item {i}", "page": i % 7, "exact": i % 2 == 0}} for i in range(300)]
+    actual = [{"tool": "t", "args": {**e["args"], "q": f"item {i} (edited)"}, "result": "ok"}
+              for i, e in enumerate(expected)]
+    (tmp_path / "case.json").write_text(json.dumps([expected, actual]))
+    script = textwrap.dedent(f"""
+        import json, sys
+        from toolscore_core.scoring.evaluation import evaluate
+        expected, actual = json.load(open({str(tmp_path / 'case.json')!r}))
+        pairs = [(p.expected_index, p.actual_index) for p in evaluate(expected, actual).pairs]
+        print(json.dumps({{"numpy": "numpy" in sys.modules, "diagonal": pairs == [(i, i) for i in range(300)]}}))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"numpy": False, "diagonal": True}

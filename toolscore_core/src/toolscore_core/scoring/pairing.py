@@ -34,6 +34,7 @@ checked. Actual arguments that were not recorded (``args=None``) match nothing.
 from __future__ import annotations
 
 import functools
+import sys
 from collections import defaultdict, deque
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -182,6 +183,10 @@ def _solve_window(
         line = _solve_line(exp_idx, act_idx, expected, actual)
         if line is not None:
             return line
+    if "numpy" not in sys.modules:  # once numpy is loaded, its matrix is cheaper than this
+        sparse = _sparse_minima(exp_idx, act_idx, expected, actual)
+        if sparse is not None:
+            return sparse
     import numpy as np
 
     from toolscore_core.scoring.assignment import linear_sum_assignment
@@ -322,6 +327,85 @@ def _solve_line(
     if sum(1 for cell in cells if cell[0] == best[0]) > 1:
         return None
     return [(exp_idx[best[1]], act_idx[best[2]], best[3])]
+
+
+def _sparse_minima(
+    exp_idx: Sequence[int],
+    act_idx: Sequence[int],
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+) -> list[tuple[int, int, int]] | None:
+    """:func:`strict_minima` without numpy, for windows of plain arguments; None: ask the matrix.
+
+    Why: a fresh ``toolscore eval`` spent more importing numpy (about 0.1 s) than solving
+    the few windows an ordinary trace has, whose every call has one clearly best partner.
+    The cost's levels are lexicographic (see :func:`_solve_window`): a cell matching fewer
+    arguments than the row's best is dearer by more than a unit, far above rounding, so
+    only the cells with the row's most matched arguments (:func:`_most_matched`) need their
+    cost; it is computed with exactly the float operations of the matrix (as in
+    :func:`_solve_line`). When each row's cheapest such cell is unique and the rows'
+    choices are distinct, that is what :func:`strict_minima` finds in the full matrix.
+    Only when there are no more expected than actual calls, every expectation has plain
+    arguments, every actual call recorded its arguments and each row's best partner misses
+    at most one argument.
+    """
+    n, m = len(exp_idx), len(act_idx)
+    act_args = [a for a in (actual[j].args for j in act_idx) if a is not None]
+    rows = [args for args in (expected[i].args for i in exp_idx) if args and not has_matcher(args)]
+    if n > m or len(act_args) < m or len(rows) < n:
+        return None
+    index: dict[str, dict[Any, set[int]]] = {}
+    for col, a in enumerate(act_args):
+        for key, value in a.items():
+            index.setdefault(key, {}).setdefault(canonical(value), set()).add(col)
+    units_for_empty = sum(len(a) or 1 for a in act_args)
+    pairs_bound = float(min(n, m) + 1)
+    low = pairs_bound
+    mid = pairs_bound * low
+    big = float(units_for_empty + 1) * mid
+    precision = [float(len(a)) * mid for a in act_args]
+    failed = [(0.0 if actual[j].succeeded else 1.0) * low for j in act_idx]
+    scale = m / max(n, 1)
+    spread = m + n + 1
+    chosen: list[tuple[int, int, int]] = []
+    taken: set[int] = set()
+    nothing: set[int] = set()
+    for row, args in enumerate(rows):
+        found = _most_matched(args, index, nothing)
+        if found is None:
+            return None
+        most, candidates = found
+        base = -float(most) * big
+        cols = list(candidates)
+        costs = [base + precision[col] + failed[col] + abs(row * scale - col) / spread for col in cols]
+        best = min(costs)
+        if costs.count(best) > 1:
+            return None
+        best_col = cols[costs.index(best)]
+        if best_col in taken:
+            return None
+        taken.add(best_col)
+        chosen.append((exp_idx[row], act_idx[best_col], most))
+    return chosen
+
+
+def _most_matched(args: dict[str, Any], index: dict[str, dict[Any, set[int]]],
+                  nothing: set[int]) -> tuple[int, set[int]] | None:
+    """The most arguments of ``args`` any column matches, and the columns that match that many.
+
+    Found by intersecting the columns holding each value (``index``: name -> canonical value
+    -> columns), all of them, then all but one: an ordinary row has its partner there.
+    None when the best column misses two or more arguments (then the matrix decides)."""
+    postings = [index.get(key, {}).get(canonical(value), nothing) for key, value in args.items()]
+    every = set.intersection(*postings)
+    if every:
+        return len(postings), every
+    if len(postings) < 2:
+        return None
+    but_one: set[int] = set()
+    for skip in range(len(postings)):
+        but_one |= set.intersection(*(p for k, p in enumerate(postings) if k != skip))
+    return (len(postings) - 1, but_one) if but_one else None
 
 
 def _matched_units(args: dict[str, Any], act: dict[str, Any] | None) -> int:
