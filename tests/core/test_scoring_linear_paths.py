@@ -253,3 +253,72 @@ def test_an_ordinary_trace_over_a_window_does_not_import_numpy(tmp_path: Any) ->
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"numpy": False, "diagonal": True}
+
+
+def _whole_row_lcs(a: list[int], b: list[int]) -> int:
+    """The textbook table, the reference every LCS path must agree with."""
+    row = [0] * (len(b) + 1)
+    for x in a:
+        diagonal = 0
+        for k, y in enumerate(b, start=1):
+            diagonal, row[k] = row[k], diagonal + 1 if x == y else max(row[k], row[k - 1])
+    return row[-1]
+
+
+def _edited(rng: random.Random, a: list[int], alphabet: int) -> list[int]:
+    b = list(a)
+    for _ in range(rng.randint(0, 8)):
+        k = rng.randrange(len(b) + 1)
+        op = rng.random()
+        if op < 0.3 and b:
+            b.pop(min(k, len(b) - 1))
+        elif op < 0.6:
+            b.insert(k, rng.randrange(alphabet + 1))
+        elif b:
+            b[min(k, len(b) - 1)] = rng.randrange(alphabet + 1)
+    return b
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_banded_lcs_is_the_exact_lcs(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the band allowed at any size, every answer it gives is the table's."""
+    from toolscore_core.scoring import modes
+
+    monkeypatch.setattr(modes, "BAND_MIN", 0)
+    monkeypatch.setattr(modes, "BAND_SHARE", 1)
+    rng = random.Random(seed)
+    alphabet = rng.randint(1, 5)
+    a = [rng.randrange(alphabet) for _ in range(rng.randint(1, 70))]
+    b = _edited(rng, a, alphabet) if seed % 5 else [rng.randrange(alphabet) for _ in range(rng.randint(1, 70))]
+    longer, shorter = (a, b) if len(a) >= len(b) else (b, a)
+    banded = modes._banded_lcs(longer, shorter)
+    if banded is not None:
+        assert banded == _whole_row_lcs(longer, shorter)
+    assert modes.lcs_length(a, b) == _whole_row_lcs(a, b)
+
+
+def test_long_near_equal_sequences_take_the_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    """40k tool names, every 50th different, one call inserted early and one dropped late: the
+    greedy bound steps over the shift, so the band answers, and it is the whole-row answer."""
+    from toolscore_core.scoring import modes
+
+    expected = [f"tool_{i % 20}" for i in range(40_000)]
+    actual = ["other" if i % 50 == 7 else name for i, name in enumerate(expected)]
+    actual.insert(1000, "extra")
+    del actual[30_000]
+    banded = modes._banded_lcs(actual, expected)
+    assert banded is not None
+    monkeypatch.setattr(modes, "_banded_lcs", lambda a, b: None)
+    assert modes.lcs_length(expected, actual) == banded
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_greedy_walk_is_a_common_subsequence_length(seed: int) -> None:
+    """The band's lower bound never exceeds the LCS (a bound above it would cut the optimal path off)."""
+    from toolscore_core.scoring import modes
+
+    rng = random.Random(seed)
+    alphabet = rng.randint(1, 4)
+    a = [rng.randrange(alphabet) for _ in range(rng.randint(0, 90))]
+    b = _edited(rng, a, alphabet) if seed % 3 else [rng.randrange(alphabet) for _ in range(rng.randint(0, 90))]
+    assert modes._greedy_common(a, b) <= _whole_row_lcs(a, b)

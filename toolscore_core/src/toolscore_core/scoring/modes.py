@@ -96,6 +96,9 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
         return trimmed
     if len(a) < len(b):
         a, b = b, a
+    banded = _banded_lcs(a, b)
+    if banded is not None:
+        return trimmed + banded
     masks: dict[Any, int] = defaultdict(int)
     for i, symbol in enumerate(a):
         masks[symbol] |= 1 << i
@@ -105,6 +108,94 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
         u = v & masks.get(symbol, 0)
         v = ((v + u) | (v - u)) & full
     return trimmed + len(a) - v.bit_count()
+
+
+BAND_SHARE = 8  # the band pays for its per-row bookkeeping when it is this many times narrower than the row
+BAND_MIN = 20_000  # below this many symbols the whole row is as cheap as the band's bookkeeping
+
+
+RESYNC_REACH = 8  # how far the greedy walk looks for the place the two sequences agree again
+RESYNC_RUN = 4  # how many symbols must agree there
+_RESYNC_STEPS = sorted(((da, db) for da in range(RESYNC_REACH + 1) for db in range(RESYNC_REACH + 1) if da or db),
+                       key=lambda step: (max(step), sum(step), step))
+
+
+def _greedy_common(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """The length of a common subsequence found in one greedy walk: a lower bound of the LCS.
+
+    Why: the band of :func:`_banded_lcs` is as narrow as this bound is good; counting the
+    symbols equal at the same position is ruined by one inserted call near the start. The
+    walk matches equal symbols and, where the sequences differ, skips the fewest symbols
+    of either after which ``RESYNC_RUN`` symbols agree (within ``RESYNC_REACH``); every
+    symbol it counts is matched in order, so the count is a common subsequence's length.
+    """
+    n, m = len(a), len(b)
+    i = j = count = 0
+    chunk = 64
+    while i < n and j < m:
+        if a[i:i + chunk] == b[j:j + chunk]:  # long equal runs go by in C
+            step = min(chunk, n - i, m - j)
+            i, j, count = i + step, j + step, count + step
+            continue
+        if a[i] == b[j]:
+            i, j, count = i + 1, j + 1, count + 1
+            continue
+        for da, db in _RESYNC_STEPS:
+            if a[i + da:i + da + RESYNC_RUN] == b[j + db:j + db + RESYNC_RUN] and i + da < n and j + db < m:
+                i, j = i + da, j + db
+                break
+        else:
+            i, j = i + 1, j + 1
+    return count
+
+
+def _banded_lcs(a: Sequence[Any], b: Sequence[Any]) -> int | None:
+    """The exact LCS of ``a`` (the longer) and ``b`` computed in a diagonal band; None when
+    the band would not be much narrower than ``a``.
+
+    Why: the whole-row algorithm costs len(b) operations on len(a)-bit integers, quadratic:
+    a million calls took minutes. Any common subsequence bounds the answer from below
+    (``lower``): the symbols equal at the same position, or a greedy walk that steps over
+    small insertions (:func:`_greedy_common`), whichever is longer. An alignment with ``L``
+    matches skips ``len(a) - L`` symbols of ``a`` and ``len(b) - L`` of ``b``, so an optimal
+    one (``L >= lower``) never leaves the diagonals ``-(len(b) - lower) <= i - j <=
+    len(a) - lower``. Each row is computed on that band only (``width`` bits): the column
+    left of the band holds the value it had one row up, and a column entering the band
+    equals its left neighbour; both are lower bounds of the true values, every value is
+    then a lower bound, and along the optimal path, which the band contains, every value
+    is exact, so the last one is the LCS. Symbol masks are cut per block of ``width`` bits,
+    so no row touches more than a few blocks.
+    """
+    n, m = len(a), len(b)
+    if n < BAND_MIN:
+        return None
+    lower = max(sum(1 for x, y in zip(a, b, strict=False) if x == y), _greedy_common(a, b))
+    low_k, high_k = -(m - lower), n - lower  # the diagonals i - j an optimal path stays within
+    width = high_k - low_k + 1
+    if width * BAND_SHARE > n:
+        return None
+    blocks: list[dict[Any, int]] = [defaultdict(int) for _ in range(n // width + 2)]
+    for i, symbol in enumerate(a):
+        blocks[i // width][symbol] |= 1 << (i % width)
+    lo = hi = 0  # the band holds columns lo+1 .. hi (bit t is column lo+1+t; column c is a[c-1])
+    offset = 0  # the value of column lo
+    v = 0
+    for j, symbol in enumerate(b, start=1):
+        while lo < j + low_k - 1:  # the band's lowest column leaves it: its step joins the offset
+            offset += 1 - (v & 1)
+            v >>= 1
+            lo += 1
+        top = min(n, j + high_k)
+        if top > hi:  # entering columns equal their left neighbour (step 0: bit 1)
+            v |= ((1 << (top - hi)) - 1) << (hi - lo)
+            hi = top
+        first, start = divmod(lo, width)
+        # the band's hi - lo <= width columns start inside block ``first``: two blocks hold them
+        mask = blocks[first].get(symbol, 0) | (blocks[first + 1].get(symbol, 0) << width)
+        full = (1 << (hi - lo)) - 1
+        u = v & (mask >> start) & full
+        v = ((v + u) | (v - u)) & full
+    return offset + (hi - lo) - v.bit_count()
 
 
 def _is_subsequence(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> tuple[bool, int]:
