@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_export.canonical import file_sha256, loads_prepared, prepare
+from toolscore_export.canonical import file_sha256, loads_line, prepare
 from toolscore_export.parallel import (
     EncodedRecords,
     LineSet,
@@ -310,7 +310,7 @@ def _raw_rows(path: Path) -> Iterator[tuple[int, str, Any]]:
 def _parsed(number: int, raw: bytes, path: Path, decode_line: Any) -> tuple[int, str, Any]:
     try:
         text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-        return number, text, loads_prepared(text)
+        return number, text, loads_line(raw, text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         decode_line(raw, file=path, number=number)  # raises the kernel's own error for the line
         raise
