@@ -322,3 +322,38 @@ def test_greedy_walk_is_a_common_subsequence_length(seed: int) -> None:
     a = [rng.randrange(alphabet) for _ in range(rng.randint(0, 90))]
     b = _edited(rng, a, alphabet) if seed % 3 else [rng.randrange(alphabet) for _ in range(rng.randint(0, 90))]
     assert modes._greedy_common(a, b) <= _whole_row_lcs(a, b)
+
+
+@pytest.mark.parametrize("through_files", [False, True])
+def test_no_collector_pass_while_reading_and_scoring(through_files: bool, tmp_path: Any) -> None:
+    """30k calls read and scored: the cyclic collector does not run meanwhile (it found nothing
+    to free and its passes grew with the heap); it is back on afterwards, where its one
+    pending pass may run as soon as it is."""
+    import gc
+    import json
+
+    from toolscore_core.scoring.evaluation import evaluate_trace
+
+    expected = [{"tool": f"t{i % 7}", "args": {"q": i}} for i in range(30_000)]
+    actual = [{"tool": f"t{i % 7}", "args": {"q": i}, "result": "ok"} for i in range(30_000)]
+    if through_files:
+        (tmp_path / "gold.json").write_text(json.dumps(expected))
+        (tmp_path / "trace.json").write_text(json.dumps(actual))
+    passes: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        if through_files:
+            result = evaluate_trace(tmp_path / "gold.json", tmp_path / "trace.json")
+        else:
+            result = evaluate(expected, actual)
+    finally:
+        gc.callbacks.remove(count)
+    assert result.score == 1.0
+    assert len(passes) <= 1, passes  # reading alone made dozens when the collector was on
+    assert gc.isenabled()
