@@ -55,3 +55,23 @@ def test_every_anchor_sits_under_a_key_it_contains():
     for anchor in ANCHORS:  # and the keyed search finds each one, alone and inside text
         assert has_anchor(anchor) and has_anchor(f"Some text {anchor}more text"), anchor
     assert not has_anchor('{"task_id":"t","final_answer":"Saved the notes; the delete was refused."}')
+
+
+def test_the_keyed_search_agrees_with_a_plain_search_of_every_anchor():
+    """Differential: on random lines made of anchors, their pieces, dashes, backslashes and
+    clean text, the keyed search finds an anchor exactly when a search for each one does,
+    and the escape test fires exactly when the line holds an escape."""
+    import random
+
+    from toolscore_export.redaction import ESCAPES, has_anchor
+
+    rng = random.Random(20261204)
+    pieces = [*ANCHORS, *CASELESS_ANCHORS, "BeArEr ", "Bearer", "-", "_", "k", "gh", "I", "\\", "\\n", "\\u",
+              "\\/", "2026-12-04T01:00:00Z", '{"cell_id":"t1::careful::1",', "text ", "Saved the notes.", "é😀"]
+    pieces += [anchor[:cut] for anchor in ANCHORS for cut in range(1, len(anchor))]  # every proper prefix
+    for _ in range(20_000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        expected = any(a in line for a in ANCHORS) or any(a in line.lower() for a in CASELESS_ANCHORS)
+        assert has_anchor(line) is expected, line
+        if any(escape in line for escape in ESCAPES):
+            assert may_hold_a_secret(line) is True, line
