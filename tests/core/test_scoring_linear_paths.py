@@ -291,7 +291,7 @@ def test_banded_lcs_is_the_exact_lcs(seed: int, monkeypatch: pytest.MonkeyPatch)
     a = [rng.randrange(alphabet) for _ in range(rng.randint(1, 70))]
     b = _edited(rng, a, alphabet) if seed % 5 else [rng.randrange(alphabet) for _ in range(rng.randint(1, 70))]
     longer, shorter = (a, b) if len(a) >= len(b) else (b, a)
-    banded = modes._banded_lcs(longer, shorter)
+    banded = modes._banded_lcs(longer, shorter, modes._greedy_common(longer, shorter))
     if banded is not None:
         assert banded == _whole_row_lcs(longer, shorter)
     assert modes.lcs_length(a, b) == _whole_row_lcs(a, b)
@@ -306,7 +306,7 @@ def test_long_near_equal_sequences_take_the_band(monkeypatch: pytest.MonkeyPatch
     actual = ["other" if i % 50 == 7 else name for i, name in enumerate(expected)]
     actual.insert(1000, "extra")
     del actual[30_000]
-    banded = modes._banded_lcs(actual, expected)
+    banded = modes._banded_lcs(actual, expected, modes._greedy_common(actual, expected))
     assert banded is not None
     monkeypatch.setattr(modes, "_banded_lcs", lambda a, b: None)
     assert modes.lcs_length(expected, actual) == banded
@@ -357,3 +357,33 @@ def test_no_collector_pass_while_reading_and_scoring(through_files: bool, tmp_pa
     assert result.score == 1.0
     assert len(passes) <= 1, passes  # reading alone made dozens when the collector was on
     assert gc.isenabled()
+
+
+def test_a_greedy_walk_as_long_as_the_shared_symbols_is_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calls replaced by an unknown tool, one missing, one extra: the bounds meet, no DP runs."""
+    from toolscore_core.scoring import modes
+
+    expected = [f"tool_{i % 20}" for i in range(40_000)]
+    actual = ["other" if i % 50 == 7 else name for i, name in enumerate(expected)]
+    actual.insert(1000, "extra")
+    del actual[30_000]
+    whole = modes.lcs_length(expected[:3000], actual[:3000])  # below the band: the whole row as reference
+    original = modes._banded_lcs
+
+    def no_band(a: Any, b: Any, greedy: int) -> int | None:
+        raise AssertionError("the bounds should have met")
+
+    monkeypatch.setattr(modes, "_banded_lcs", no_band)
+    assert modes.lcs_length(expected, actual) == 40_000 - 800 - 1
+    monkeypatch.setattr(modes, "_banded_lcs", original)
+    assert whole == _whole_row_lcs([hash(x) for x in expected[:3000]], [hash(x) for x in actual[:3000]])
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_shared_symbols_bound_the_lcs(seed: int) -> None:
+    from toolscore_core.scoring import modes
+
+    rng = random.Random(seed)
+    a = [rng.randrange(4) for _ in range(rng.randint(0, 50))]
+    b = _edited(rng, a, 4) if seed % 2 else [rng.randrange(5) for _ in range(rng.randint(0, 50))]
+    assert modes._greedy_common(a, b) <= _whole_row_lcs(a, b) <= modes._shared_symbols(a, b)

@@ -24,7 +24,7 @@ maximum bipartite matching, so the answer never depends on the order calls are l
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,7 +79,11 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
     O(len(a) * len(b) / word size) with Python's big integers: 100k x 100k symbols in a
     few seconds and linear memory, where the textbook table would need 10^10 cells.
     Equal sequences (the common case of a run that did what was expected) are answered by
-    one C-level comparison, before any per-symbol loop.
+    one C-level comparison, before any per-symbol loop. Otherwise a greedy walk finds a
+    common subsequence (:func:`_greedy_common`); when it is as long as the symbols the two
+    share (:func:`_shared_symbols`, which no common subsequence can exceed), it is the
+    answer: calls to wrong or unknown tools, missing and extra calls usually end there, in
+    linear time. Long inputs are then computed in a band (:func:`_banded_lcs`).
     """
     if len(a) == len(b) and a == b:
         return len(a)
@@ -96,7 +100,10 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
         return trimmed
     if len(a) < len(b):
         a, b = b, a
-    banded = _banded_lcs(a, b)
+    lower = _greedy_common(a, b)
+    if lower == _shared_symbols(a, b):  # a common subsequence as long as the bound above: the LCS
+        return trimmed + lower
+    banded = _banded_lcs(a, b, lower)
     if banded is not None:
         return trimmed + banded
     masks: dict[Any, int] = defaultdict(int)
@@ -114,8 +121,10 @@ BAND_SHARE = 8  # the band pays for its per-row bookkeeping when it is this many
 BAND_MIN = 20_000  # below this many symbols the whole row is as cheap as the band's bookkeeping
 
 
-RESYNC_REACH = 8  # how far the greedy walk looks for the place the two sequences agree again
+RESYNC_REACH = 4  # how far the greedy walk looks for the place the two sequences agree again
 RESYNC_RUN = 4  # how many symbols must agree there
+RESYNC_SHARE = 16  # the walk gives up after len(a) / RESYNC_SHARE searches,
+RESYNC_MISSES = 256  # or after len(a) / RESYNC_MISSES that found no agreement: unrelated sequences stay cheap
 _RESYNC_STEPS = sorted(((da, db) for da in range(RESYNC_REACH + 1) for db in range(RESYNC_REACH + 1) if da or db),
                        key=lambda step: (max(step), sum(step), step))
 
@@ -126,30 +135,47 @@ def _greedy_common(a: Sequence[Any], b: Sequence[Any]) -> int:
     Why: the band of :func:`_banded_lcs` is as narrow as this bound is good; counting the
     symbols equal at the same position is ruined by one inserted call near the start. The
     walk matches equal symbols and, where the sequences differ, skips the fewest symbols
-    of either after which ``RESYNC_RUN`` symbols agree (within ``RESYNC_REACH``); every
-    symbol it counts is matched in order, so the count is a common subsequence's length.
+    of either after which ``RESYNC_RUN`` symbols agree (within ``RESYNC_REACH``), and stops
+    after a bounded number of such searches; every symbol it counts is matched in order,
+    so the count is a common subsequence's length.
     """
     n, m = len(a), len(b)
     i = j = count = 0
     chunk = 64
+    searches = n // RESYNC_SHARE + 16
+    misses = n // RESYNC_MISSES + 8
     while i < n and j < m:
-        if a[i:i + chunk] == b[j:j + chunk]:  # long equal runs go by in C
-            step = min(chunk, n - i, m - j)
+        step = min(chunk, n - i, m - j)
+        if a[i:i + step] == b[j:j + step]:  # long equal runs go by in C
             i, j, count = i + step, j + step, count + step
             continue
-        if a[i] == b[j]:
-            i, j, count = i + 1, j + 1, count + 1
-            continue
+        same = 0  # the first difference is within these ``step`` symbols
+        while a[i + same] == b[j + same]:
+            same += 1
+        i, j, count = i + same, j + same, count + same
+        searches -= 1
+        if searches < 0:  # what was counted so far is still a common subsequence
+            break
         for da, db in _RESYNC_STEPS:
             if a[i + da:i + da + RESYNC_RUN] == b[j + db:j + db + RESYNC_RUN] and i + da < n and j + db < m:
                 i, j = i + da, j + db
                 break
         else:
+            misses -= 1
+            if misses < 0:
+                break
             i, j = i + 1, j + 1
     return count
 
 
-def _banded_lcs(a: Sequence[Any], b: Sequence[Any]) -> int | None:
+def _shared_symbols(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """For each symbol, the fewer of its occurrences in ``a`` and ``b``, summed: an upper bound
+    of the LCS (each matched pair uses one occurrence from each side)."""
+    counts_b = Counter(b)
+    return sum(min(count, counts_b[symbol]) for symbol, count in Counter(a).items())
+
+
+def _banded_lcs(a: Sequence[Any], b: Sequence[Any], greedy: int) -> int | None:
     """The exact LCS of ``a`` (the longer) and ``b`` computed in a diagonal band; None when
     the band would not be much narrower than ``a``.
 
@@ -169,7 +195,7 @@ def _banded_lcs(a: Sequence[Any], b: Sequence[Any]) -> int | None:
     n, m = len(a), len(b)
     if n < BAND_MIN:
         return None
-    lower = max(sum(1 for x, y in zip(a, b, strict=False) if x == y), _greedy_common(a, b))
+    lower = max(sum(1 for x, y in zip(a, b, strict=False) if x == y), greedy)
     low_k, high_k = -(m - lower), n - lower  # the diagonals i - j an optimal path stays within
     width = high_k - low_k + 1
     if width * BAND_SHARE > n:
