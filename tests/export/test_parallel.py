@@ -210,3 +210,20 @@ def test_with_another_thread_running_the_export_stays_in_one_process(tmp_path, m
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def test_the_second_pass_reuses_the_first_passs_chunks(tmp_path, make_row, ghp, monkeypatch):
+    """The driver cuts each runs file once (the first pass records its chunks), and the
+    second pass, given those chunks, writes the serial bytes."""
+    first = mixed_rows(tmp_path / "a.jsonl", make_row, ghp, 60)
+    second = mixed_rows(tmp_path / "b.jsonl", make_row, ghp, 50)
+    cut: list[Path] = []
+    spans = par._spans
+    monkeypatch.setattr(par, "_spans", lambda path, size=par.CHUNK_BYTES: cut.append(path) or spans(path, size))
+    serial, pooled = both(tmp_path, [first, second])
+    assert serial == pooled
+    assert cut == [first, second]  # once each, by the first pass
+    recorded: list[par.Span] = []
+    with par.Workers(2) as workers:
+        list(par.first_pass(first, workers, lambda torn: None, recorded))
+    assert recorded == list(spans(first, par.CHUNK_BYTES)) and len(recorded) > 3

@@ -136,16 +136,12 @@ class LineSet:
         return tuple(n for n in range(max(lo, 0), min(hi, len(bits) * 8)) if bits[n >> 3] >> (n & 7) & 1)
 
 
-def _chunks(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int],
-            size: int = CHUNK_BYTES) -> Iterator[Chunk]:
-    """The file as chunks of about ``size`` bytes cut after a newline; trailing blank lines join the last."""
+Span = tuple[int, int, int, int, bool]  # a chunk's first line, offset, size, line count, and whether it is the last
+
+
+def _spans(path: Path, size: int = CHUNK_BYTES) -> Iterator[Span]:
+    """The file cut into chunks of about ``size`` bytes after a newline; trailing blank lines join the last."""
     held: list[int] | None = None  # first line, offset, size and line count of the chunk not yet given out
-
-    def make(first: int, offset: int, length: int, count: int, final: bool) -> Chunk:
-        inside = lines.between(first, first + count)
-        return Chunk(path=str(path), sha256=sha256, first=first, offset=offset, size=length, final=final,
-                     latest=inside, attempts={n: attempts[n] for n in inside if n in attempts})
-
     first, offset = 1, 0
     with path.open("rb") as handle:
         rest = b""
@@ -165,14 +161,29 @@ def _chunks(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int],
                     held[3] += lines_in
                 else:
                     if held is not None:
-                        yield make(held[0], held[1], held[2], held[3], False)
+                        yield held[0], held[1], held[2], held[3], False
                     held = [first, offset, len(piece), lines_in]
                 first += lines_in
                 offset += len(piece)
             if not block:
                 break
     if held is not None:
-        yield make(held[0], held[1], held[2], held[3], True)
+        yield held[0], held[1], held[2], held[3], True
+
+
+def _chunks_of(spans: Iterable[Span], path: Path, sha256: str, lines: LineSet,
+               attempts: dict[int, int]) -> Iterator[Chunk]:
+    """The chunks of ``spans``, each told its latest rows and their attempts."""
+    for first, offset, length, count, final in spans:
+        inside = lines.between(first, first + count)
+        yield Chunk(path=str(path), sha256=sha256, first=first, offset=offset, size=length, final=final,
+                    latest=inside, attempts={n: attempts[n] for n in inside if n in attempts})
+
+
+def _chunks(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int],
+            size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """The file as chunks of about ``size`` bytes cut after a newline (:func:`_spans`)."""
+    return _chunks_of(_spans(path, size), path, sha256, lines, attempts)
 
 
 def encode_chunk(chunk: Chunk) -> tuple[bytes, int, int] | dict[str, Any]:
@@ -331,9 +342,21 @@ def cell_ids(chunk: Chunk) -> tuple[list[tuple[int, Any]], Any] | dict[str, Any]
     return found, None
 
 
-def first_pass(path: Path, workers: Workers, on_torn: Any) -> Iterator[tuple[int, Any]]:
-    """``(line, cell_id)`` of each non-blank line of ``path`` in order, read by ``workers``."""
-    for result in workers.ordered(cell_ids, _chunks(path, "", LineSet(bytearray()), {}, CHUNK_BYTES)):
+def first_pass(path: Path, workers: Workers, on_torn: Any,
+               spans: list[Span] | None = None) -> Iterator[tuple[int, Any]]:
+    """``(line, cell_id)`` of each non-blank line of ``path`` in order, read by ``workers``.
+
+    ``spans`` gets the chunks the file was cut into, so the second pass
+    (:func:`encoded_rows`) need not read the whole file again to cut it the same way.
+    """
+    def cut() -> Iterator[Span]:
+        for span in _spans(path, CHUNK_BYTES):
+            if spans is not None:
+                spans.append(span)
+            yield span
+
+    chunks = _chunks_of(cut(), path, "", LineSet(bytearray()), {})
+    for result in workers.ordered(cell_ids, chunks):
         if isinstance(result, dict):
             _raise(result)
         found, torn = result
@@ -343,9 +366,12 @@ def first_pass(path: Path, workers: Workers, on_torn: Any) -> Iterator[tuple[int
 
 
 def encoded_rows(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int], workers: Workers,
-                 stats: Any) -> Iterator[EncodedRecords]:
-    """The records of one runs file, encoded by ``workers``, in file order (``stats`` counted)."""
-    for result in workers.ordered(encode_chunk, _chunks(path, sha256, lines, attempts, CHUNK_BYTES)):
+                 stats: Any, spans: list[Span] | None = None) -> Iterator[EncodedRecords]:
+    """The records of one runs file, encoded by ``workers``, in file order (``stats`` counted).
+
+    ``spans``: the file's chunks as the first pass cut it (else the file is cut again)."""
+    cut = spans if spans is not None else _spans(path, CHUNK_BYTES)
+    for result in workers.ordered(encode_chunk, _chunks_of(cut, path, sha256, lines, attempts)):
         if isinstance(result, dict):
             _raise(result)
         data, count, superseded = result

@@ -24,6 +24,7 @@ from toolscore_export.canonical import file_sha256, loads_line, prepare
 from toolscore_export.parallel import (
     EncodedRecords,
     LineSet,
+    Span,
     Workers,
     choose_workers,
     encoded_rows,
@@ -132,6 +133,7 @@ class LatestRows:
 
     lines: list[LineSet] = attrs.field(factory=list)  # per source: the latest rows' line numbers
     repeats: dict[int, int] = attrs.field(factory=dict)  # source << 32 | line of a latest row -> rows of its cell
+    spans: dict[int, list[Span]] = attrs.field(factory=dict)  # per source read by workers: its chunks
 
     def is_latest(self, index: int, line: int) -> bool:
         return index < len(self.lines) and self.lines[index].has(line)
@@ -167,8 +169,11 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
                          hint="Concatenate them first")
     fast = _fast_loads()
     keys: list[int] = []
+    spans: dict[int, list[Span]] = {}
     for index, path in enumerate(paths):
-        cells = (first_pass(path, workers, on_torn) if fast is not None and workers is not None else
+        if fast is not None and workers is not None:
+            spans[index] = []
+        cells = (first_pass(path, workers, on_torn, spans[index]) if fast is not None and workers is not None else
                  _cell_ids(path, fast, on_torn) if fast is not None else
                  ((line, data.get("cell_id")) for line, data in iter_json_objects(path, on_torn=on_torn,
                                                                                     what="a run row")))
@@ -177,7 +182,7 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
             if isinstance(cell, str):  # anything else: the second pass names the line and what is wrong
                 keys.append((hash(cell) & _HASH_MASK) << _HASH_SHIFT | where | line)
     keys.sort()
-    rows = LatestRows(lines=[LineSet(bytearray()) for _ in paths])
+    rows = LatestRows(lines=[LineSet(bytearray()) for _ in paths], spans=spans)
     shared: list[int] = []  # rows whose hash another row has too, in (hash, file, line) order
     mask = (1 << _HASH_SHIFT) - 1
     count = len(keys)
@@ -549,8 +554,9 @@ class Sources:
         run_ids: set[str] = set()
         for path, kind, stat in zip(self.paths, kinds, self.stats, strict=True):
             if kind == RUN_ROW and workers is not None:
-                lines, attempts = latest.by_line(row_paths.index(path))
-                for block in encoded_rows(path, stat.sha256, lines, attempts, workers, stat):
+                index = row_paths.index(path)
+                lines, attempts = latest.by_line(index)
+                for block in encoded_rows(path, stat.sha256, lines, attempts, workers, stat, latest.spans.get(index)):
                     stat.records += block.count
                     yield block
                 continue
