@@ -387,3 +387,25 @@ def test_shared_symbols_bound_the_lcs(seed: int) -> None:
     a = [rng.randrange(4) for _ in range(rng.randint(0, 50))]
     b = _edited(rng, a, 4) if seed % 2 else [rng.randrange(5) for _ in range(rng.randint(0, 50))]
     assert modes._greedy_common(a, b) <= _whole_row_lcs(a, b) <= modes._shared_symbols(a, b)
+
+
+def test_band_across_many_blocks_with_existing_tools_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """30k calls, some swapped for other known tools, some inserted and dropped: the bounds do
+    not meet, the band runs over many mask blocks, and it gives the whole-row answer."""
+    from toolscore_core.scoring import modes
+
+    rng = random.Random(3)
+    expected = [f"t{i % 20}" for i in range(30_000)]
+    actual = list(expected)
+    for i in range(7, len(actual), 397):
+        actual[i] = f"t{rng.randrange(20)}"
+    for _ in range(30):
+        actual.insert(rng.randrange(len(actual)), f"t{rng.randrange(20)}")
+        del actual[rng.randrange(len(actual))]
+    greedy = modes._greedy_common(expected, actual)
+    assert greedy < modes._shared_symbols(expected, actual)
+    banded = modes._banded_lcs(expected, actual, greedy)
+    assert banded is not None
+    monkeypatch.setattr(modes, "_banded_lcs", lambda a, b, g: None)
+    monkeypatch.setattr(modes, "_greedy_common", lambda a, b: 0)
+    assert modes.lcs_length(expected, actual) == banded

@@ -119,6 +119,7 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
 
 BAND_SHARE = 8  # the band pays for its per-row bookkeeping when it is this many times narrower than the row
 BAND_MIN = 20_000  # below this many symbols the whole row is as cheap as the band's bookkeeping
+BAND_BLOCK = 1024  # the fewest bits of a symbol mask block
 
 
 RESYNC_REACH = 4  # how far the greedy walk looks for the place the two sequences agree again
@@ -189,8 +190,8 @@ def _banded_lcs(a: Sequence[Any], b: Sequence[Any], greedy: int) -> int | None:
     left of the band holds the value it had one row up, and a column entering the band
     equals its left neighbour; both are lower bounds of the true values, every value is
     then a lower bound, and along the optimal path, which the band contains, every value
-    is exact, so the last one is the LCS. Symbol masks are cut per block of ``width`` bits,
-    so no row touches more than a few blocks.
+    is exact, so the last one is the LCS. Symbol masks are cut in blocks of at least
+    ``width`` bits, so each row reads two blocks, not the whole of ``a``.
     """
     n, m = len(a), len(b)
     if n < BAND_MIN:
@@ -200,9 +201,10 @@ def _banded_lcs(a: Sequence[Any], b: Sequence[Any], greedy: int) -> int | None:
     width = high_k - low_k + 1
     if width * BAND_SHARE > n:
         return None
-    blocks: list[dict[Any, int]] = [defaultdict(int) for _ in range(n // width + 2)]
+    size = max(width, BAND_BLOCK)  # a band fits in two blocks; no tiny blocks when the band is narrow
+    blocks: list[dict[Any, int]] = [defaultdict(int) for _ in range(n // size + 2)]
     for i, symbol in enumerate(a):
-        blocks[i // width][symbol] |= 1 << (i % width)
+        blocks[i // size][symbol] |= 1 << (i % size)
     lo = hi = 0  # the band holds columns lo+1 .. hi (bit t is column lo+1+t; column c is a[c-1])
     offset = 0  # the value of column lo
     v = 0
@@ -215,9 +217,9 @@ def _banded_lcs(a: Sequence[Any], b: Sequence[Any], greedy: int) -> int | None:
         if top > hi:  # entering columns equal their left neighbour (step 0: bit 1)
             v |= ((1 << (top - hi)) - 1) << (hi - lo)
             hi = top
-        first, start = divmod(lo, width)
-        # the band's hi - lo <= width columns start inside block ``first``: two blocks hold them
-        mask = blocks[first].get(symbol, 0) | (blocks[first + 1].get(symbol, 0) << width)
+        first, start = divmod(lo, size)
+        # the band's hi - lo <= width <= size columns start inside block ``first``: two blocks hold them
+        mask = blocks[first].get(symbol, 0) | (blocks[first + 1].get(symbol, 0) << size)
         full = (1 << (hi - lo)) - 1
         u = v & (mask >> start) & full
         v = ((v + u) | (v - u)) & full
