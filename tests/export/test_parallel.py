@@ -159,13 +159,18 @@ def test_a_stopped_export_with_workers_leaves_no_output_and_no_worker(tmp_path, 
             base.update(task_id=f"t{i % 101}", repetition=i // 101 + 1, cell_id=f"t{i % 101}::careful::{i // 101 + 1}")
             handle.write(json.dumps(base, separators=(",", ":")) + "\n")
     out = tmp_path / "records.jsonl"
+    spills = tmp_path / "tmp"  # the workers' spill folder goes here
+    spills.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "toolscore_core.cli", "export", str(source), "-o", str(out),
-                             "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, "TMPDIR": str(spills)})
     partial = tmp_path / f".records.jsonl.partial-{proc.pid}"
     deadline = time.monotonic() + 120
     workers: set[int] = set()
+    spilling = False
     while time.monotonic() < deadline and proc.poll() is None:
         workers |= _children(proc.pid)
+        spilling = spilling or any(spills.iterdir())
         if len(workers) >= 2 and partial.exists() and partial.stat().st_size > 0:
             break
         time.sleep(0.05)
@@ -177,6 +182,7 @@ def test_a_stopped_export_with_workers_leaves_no_output_and_no_worker(tmp_path, 
         time.sleep(0.1)
     assert not any(_alive(w) for w in workers)
     assert not out.exists() and not out.with_name(out.name + ".manifest.json").exists()
+    assert spilling and list(spills.iterdir()) == []  # no encoded chunk left behind, however the driver ended
     assert b"Traceback" not in err
     if how == "SIGINT":
         assert not partial.exists() and proc.returncode != 0

@@ -17,6 +17,7 @@ reaches that chunk, so the first bad line in file order is the one reported, as 
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -84,6 +85,7 @@ class Chunk:
     final: bool  # holds the file's last non-blank line (a torn one is skipped, as serially)
     latest: tuple[int, ...]  # the latest rows' line numbers in this chunk
     attempts: dict[int, int]
+    spill: str | None = None  # a folder for the chunk's records (see encode_chunk), else they come back by pipe
 
     def read(self) -> bytes:
         with open(self.path, "rb") as handle:
@@ -172,12 +174,12 @@ def _spans(path: Path, size: int = CHUNK_BYTES) -> Iterator[Span]:
 
 
 def _chunks_of(spans: Iterable[Span], path: Path, sha256: str, lines: LineSet,
-               attempts: dict[int, int]) -> Iterator[Chunk]:
+               attempts: dict[int, int], spill: str | None = None) -> Iterator[Chunk]:
     """The chunks of ``spans``, each told its latest rows and their attempts."""
     for first, offset, length, count, final in spans:
         inside = lines.between(first, first + count)
         yield Chunk(path=str(path), sha256=sha256, first=first, offset=offset, size=length, final=final,
-                    latest=inside, attempts={n: attempts[n] for n in inside if n in attempts})
+                    latest=inside, attempts={n: attempts[n] for n in inside if n in attempts}, spill=spill)
 
 
 def _chunks(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int],
@@ -186,8 +188,14 @@ def _chunks(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int],
     return _chunks_of(_spans(path, size), path, sha256, lines, attempts)
 
 
-def encode_chunk(chunk: Chunk) -> tuple[bytes, int, int] | dict[str, Any]:
-    """``(lines, records, superseded)`` of a chunk, or the fields of the InputError of its first bad line."""
+def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
+    """``(lines, records, superseded)`` of a chunk, or the fields of the InputError of its first bad line.
+
+    With ``chunk.spill`` the lines are written to a new file in that folder and its name
+    comes back instead of the bytes. Why: sending a chunk's megabytes through the pool's
+    pipe costs the driver several copies (read, buffer, unpickle) and about a second of CPU
+    per 300 MB, on the cores the workers need; reading a file it is told of costs one.
+    """
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import decode_line
     from toolscore_export.canonical import prepared_bytes
@@ -221,29 +229,53 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes, int, int] | dict[str, Any]:
     except InputError as exc:
         return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,
                 "hint": exc.hint}
-    return b"".join(out), len(out) // 2, superseded
+    data = b"".join(out)
+    if chunk.spill is None:
+        return data, len(out) // 2, superseded
+    import tempfile
+
+    with _SPILLING:  # never while the parent watch removes the folder (see _quiet_worker)
+        handle, name = tempfile.mkstemp(dir=chunk.spill, suffix=".jsonl")
+        with open(handle, "wb") as spilled:
+            spilled.write(data)
+    return name, len(out) // 2, superseded
 
 
-def _quiet_worker(parent: int) -> None:
+_SPILLING = threading.Lock()
+
+
+def _quiet_worker(parent: int, spill: str) -> None:
     """Ctrl-C is the driver's to handle (it stops the pool and removes the partial output), and a
     worker whose driver was killed outright exits at once, silently: its results have nowhere to go.
+    Whatever the driver's end, the chunks it left in the ``spill`` folder go with its workers.
 
     A worker's own errors still reach the driver (the pool sends a job's exception back), so
     its stderr holds only the pool's complaints about a vanished driver, and goes nowhere.
     """
     import signal
     import sys
-    import threading
     import time
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process's lifetime
 
+    def orphaned_clean_up() -> None:
+        """Once the driver is gone, remove the chunks it left; no chunk is written after this."""
+        import shutil
+
+        if os.getppid() != parent and _SPILLING.acquire(timeout=5):  # held to the end
+            shutil.rmtree(spill, ignore_errors=True)
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.5)
+        orphaned_clean_up()
         os._exit(0)
 
+    # a worker can also end on its own when the driver vanishes (a result it cannot send)
+    from multiprocessing.util import Finalize
+
+    Finalize(None, orphaned_clean_up, exitpriority=10)
     threading.Thread(target=watch, name="toolscore-export-parent-watch", daemon=True).start()
 
 
@@ -271,8 +303,16 @@ class Workers:
     """
 
     def __init__(self, count: int) -> None:
+        import tempfile
+
         self.count = count
-        self._pool = _context().Pool(count, initializer=_quiet_worker, initargs=(os.getpid(),))
+        self.spill = tempfile.mkdtemp(prefix="toolscore-export-")  # the workers' encoded chunks, each read once
+        try:
+            self._pool = _context().Pool(count, initializer=_quiet_worker,
+                                             initargs=(os.getpid(), self.spill))
+        except BaseException:
+            os.rmdir(self.spill)
+            raise
 
     def ordered(self, func: Any, jobs: Iterator[Any]) -> Iterator[Any]:
         """``func(job)`` for each job, in the jobs' order."""
@@ -290,8 +330,12 @@ class Workers:
             yield pending.popleft().get()
 
     def close(self) -> None:
+        """Stop every worker, then remove the chunks none has read yet (an error or Ctrl-C)."""
+        import shutil
+
         self._pool.terminate()
         self._pool.join()
+        shutil.rmtree(self.spill, ignore_errors=True)
 
     def __enter__(self) -> Workers:
         return self
@@ -371,10 +415,14 @@ def encoded_rows(path: Path, sha256: str, lines: LineSet, attempts: dict[int, in
 
     ``spans``: the file's chunks as the first pass cut it (else the file is cut again)."""
     cut = spans if spans is not None else _spans(path, CHUNK_BYTES)
-    for result in workers.ordered(encode_chunk, _chunks_of(cut, path, sha256, lines, attempts)):
+    for result in workers.ordered(encode_chunk, _chunks_of(cut, path, sha256, lines, attempts, workers.spill)):
         if isinstance(result, dict):
             _raise(result)
         data, count, superseded = result
+        if isinstance(data, str):  # written to the spill folder: read once, then gone
+            spilled = Path(data)
+            data = spilled.read_bytes()
+            spilled.unlink()
         stats.superseded += superseded
         if count:
             yield EncodedRecords(data, count)
