@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +115,32 @@ def test_a_ray_worker_killed_mid_run_still_gives_every_row_once(tmp_path: Path, 
     rows = _rows(root / "out.jsonl")  # asserts one row per trace
     assert len(rows) == 24
     assert all(row["error"] is None and row["calls"] == 3000 for row in rows.values()), err[-2000:]
+
+
+#: Runs one task on a private local Ray instance and prints the niceness of the driver and of
+#: the Ray worker that ran it (``os.nice(0)`` changes nothing and returns the current value).
+NICENESS_PROBE = """
+import os
+from toolscore_ray import RayExecutor
+executor = RayExecutor(workers=1)
+try:
+    [result] = list(executor.run(os.nice, [("probe", 0)]))
+finally:
+    executor.close()
+print(os.nice(0), result.value, result.error)
+"""
+
+
+def test_a_private_ray_instance_runs_its_workers_at_the_drivers_priority_unless_told(
+        tmp_path: Path, in_netns: Any) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(NICENESS_PROBE, encoding="utf-8")
+    plain = in_netns([sys.executable, str(probe)], tmp_path)
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    driver, worker, error = plain.stdout.split()[-3:]
+    assert error == "None" and worker == driver  # Ray's default would be the driver's + 15
+    told = in_netns(script=f"RAY_worker_niceness=4 exec {shlex.quote(sys.executable)} {shlex.quote(str(probe))}",
+                    cwd=tmp_path)
+    assert told.returncode == 0, told.stderr[-2000:]
+    driver, worker, _ = told.stdout.split()[-3:]
+    assert int(worker) == min(19, int(driver) + 4)  # the user's own setting wins
