@@ -24,6 +24,7 @@ from toolscore_core.kernel.errors import InputError
 from toolscore_core.scoring.bulk import (
     evaluate_many,
     file_sha256,
+    find_traces,
     pattern_base,
     read_rows,
     shard_size,
@@ -204,7 +205,8 @@ def test_a_gold_directory_scores_each_trace_against_its_own_gold(tmp_path: Path)
 
 
 def test_shards_and_pattern_bases() -> None:
-    assert shard_size(10, 2) == 1 and shard_size(1000, 2) == 64 and shard_size(200, 2) == 25
+    assert shard_size(10, 2) == 1 and shard_size(1000, 2) == 125 and shard_size(200, 2) == 25
+    assert shard_size(100_000, 2) == 256 and shard_size(3000, 2) == 256 and shard_size(1500, 4) == 93
     assert pattern_base("traces/**/*.json") == "traces" and pattern_base("a/b/c.json") == "a/b"
     assert pattern_base("*.json") == "." and pattern_base("a/x*/y.json") == "a"
 
@@ -325,6 +327,38 @@ def test_the_results_and_summary_files_among_the_traces_are_never_scored(tmp_pat
         result = evaluate_many(GOLD, str(tmp_path / "*.json"), output=out, workers=1)
     assert [row["path"] for row in _rows(out)] == [str(tmp_path / "t.json")]
     assert result.summary["traces"] == 1 and result.skipped == 1 and result.exit_code == 0
+
+
+@pytest.mark.parametrize("spelling", ["absolute", "relative", "dot-relative", "parent-relative", "cwd"])
+def test_found_traces_carry_the_relative_path_relpath_gives(tmp_path: Path, monkeypatch: Any,
+                                                             spelling: str) -> None:
+    root = tmp_path / "work" / "traces"
+    for name in ("a/x.json", "a/b/y.json", "z.json", "..odd.json"):  # ..odd.json: hidden from globs
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("[]", encoding="utf-8")
+    monkeypatch.chdir(root if spelling in ("parent-relative", "cwd") else root.parent)
+    pattern = {"absolute": f"{root}/**/*.json", "relative": "traces/**/*.json", "dot-relative": "./traces//**/*.json",
+               "parent-relative": "../traces/**/*.json", "cwd": "**/*.json"}[spelling]
+    plain = "..odd.json" if spelling == "cwd" else str(Path(pattern_base(pattern)) / "..odd.json")
+    refs = find_traces([pattern, plain])
+    assert len(refs) == 4
+    for ref, base in zip(refs, [pattern_base(pattern)] * 3 + [pattern_base(plain)], strict=True):
+        assert ref.relative == os.path.relpath(ref.path, base)
+    assert refs[-1].relative == "..odd.json" and refs[0].relative == os.path.join("a", "b", "y.json")
+
+
+def test_a_link_to_the_results_file_among_the_traces_is_never_scored(tmp_path: Path) -> None:
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copyfile(GOLD.parent / "trace_good.json", traces / "t.json")
+    out = tmp_path / "results.jsonl"
+    evaluate_many(GOLD, str(traces / "*.json"), output=out, workers=1)
+    (traces / "also-results.json").symlink_to(out)  # another name for the file being written
+    (traces / "dir.json").mkdir()  # a directory matched by the pattern is not a trace either
+    result = evaluate_many(GOLD, str(traces / "*.json"), output=out, workers=1)
+    assert result.summary["traces"] == 1 and result.skipped == 1
+    assert [ref.path for ref in find_traces(str(traces / "*.json"))] == [str(traces / "also-results.json"),
+                                                                          str(traces / "t.json")]
 
 
 def test_resume_scores_again_a_trace_whose_worker_died_but_not_an_unreadable_one(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ import glob
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,12 @@ from toolscore_core.kernel.errors import InputError
 ROW_MARK = "toolscore_bulk"
 ROW_VERSION = 1
 
-#: Largest shard: enough work (about 0.1 s of small traces) to dwarf the cost of a task.
-MAX_SHARD = 64
+#: Largest shard. Each shard costs the driver about 1.7 ms of CPU whatever its size (the
+#: pool's hand-off, one write and one fsync of its rows), on the same cores as the workers:
+#: with 64 small traces a shard (~45 ms of scoring) that was a tenth of the driver's CPU; with
+#: 256 the driver's CPU on 10,000 traces fell from ~0.5 to ~0.3 s (bench/RESULTS.md). A shard
+#: is still under a second of work, so a run's tail and a resume lose little.
+MAX_SHARD = 256
 #: Shards per worker the work is cut into when there are few traces, so workers stay busy.
 SHARDS_PER_WORKER = 4
 
@@ -130,7 +135,7 @@ def find_traces(patterns: str | os.PathLike[str] | Iterable[str | os.PathLike[st
     given = [os.fspath(patterns)] if isinstance(patterns, (str, os.PathLike)) else [os.fspath(p) for p in patterns]
     if not given:
         raise InputError("no trace pattern given", expected="e.g. --traces 'traces/**/*.json'")
-    skip = {os.path.realpath(os.fspath(p)) for p in exclude}
+    skip = _file_ids(exclude)
     seen: set[str] = set()
     refs: list[TraceRef] = []
     for pattern in given:
@@ -138,14 +143,48 @@ def find_traces(patterns: str | os.PathLike[str] | Iterable[str | os.PathLike[st
         matches = glob.glob(pattern, recursive=True) if _GLOB_CHARS & set(pattern) else [pattern]
         for found in sorted(matches):
             path = os.path.normpath(found)
-            if path in seen or not os.path.isfile(path) or os.path.realpath(path) in skip:
+            if path in seen:
+                continue
+            identity = _regular_file_id(path)
+            if identity is None or identity in skip:
                 continue
             seen.add(path)
-            refs.append(TraceRef(path=path, relative=os.path.relpath(path, base)))
+            refs.append(TraceRef(path=path, relative=_relative(path, base)))
     if not refs:
         raise InputError(f"no trace file matched {', '.join(repr(p) for p in given)}",
                          hint="Quote the pattern so the shell does not expand it, e.g. --traces 'traces/**/*.json'")
     return refs
+
+
+def _regular_file_id(path: str) -> tuple[int, int] | None:
+    """``(device, inode)`` of the regular file at ``path`` (links followed), else None.
+
+    One ``stat`` per found file is all the search costs: comparing real paths instead (to
+    leave out the output when it sits among the traces) took five ``lstat`` calls per file,
+    most of the driver's time before the first trace was sent.
+    """
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino) if stat.S_ISREG(found.st_mode) else None
+
+
+def _file_ids(paths: Iterable[str | os.PathLike[str]]) -> set[tuple[int, int]]:
+    """The identities of those ``paths`` that are files now (one not there yet matches nothing)."""
+    ids = (_regular_file_id(os.fspath(path)) for path in paths)
+    return {identity for identity in ids if identity is not None}
+
+
+def _relative(path: str, base: str) -> str:
+    """``os.path.relpath(path, base)``, without its two ``abspath`` calls when ``path`` is
+    spelled under ``base`` (as every glob match of a pattern is, both normalised)."""
+    if base == "." and not os.path.isabs(path) and not path.startswith(".."):
+        return path
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if path.startswith(prefix) and base not in ("", "."):
+        return path[len(prefix):]
+    return os.path.relpath(path, base)
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str | None:
@@ -179,10 +218,10 @@ def _parsed(kind: str, path: Path) -> Any:
     from toolscore_core.scoring.contracts import load_contract, load_forbidden
 
     try:
-        stat = path.stat()
+        info = path.stat()
     except OSError:
-        stat = None
-    key = (kind, str(path), stat.st_mtime_ns if stat else -1, stat.st_size if stat else -1)
+        info = None
+    key = (kind, str(path), info.st_mtime_ns if info else -1, info.st_size if info else -1)
     found = _PARSED.get(key)
     if found is None:
         found = load_contract(path) if kind == "gold" else load_forbidden(path)
