@@ -19,7 +19,7 @@ from toolscore_core.kernel.jsonsafe import MAX_ITEMS, MAX_STRING, bounded
 from toolscore_core.kernel.model import Finding, ForbiddenRule, ToolCall
 from toolscore_core.scoring.forbidden_match import rule_value_matches
 from toolscore_core.scoring.matchers import canonical
-from toolscore_core.scoring.secrets import find_secrets, redact_text
+from toolscore_core.scoring.secrets import calls_to_scan, find_secrets, redact_text
 from toolscore_core.scoring.tool_names import same_tool
 
 
@@ -140,9 +140,8 @@ def security(calls: Sequence[ToolCall]) -> tuple[dict[str, Any], list[Finding]]:
     """Credentials passed in tool arguments (only their previews are kept)."""
     secrets: list[dict[str, Any]] = []
     findings: list[Finding] = []
-    for i, call in enumerate(calls):
-        if not call.args:
-            continue
+    for i in calls_to_scan([call.args for call in calls]):
+        call = calls[i]
         for hit in find_secrets(call.args):
             secrets.append({"index": i, "tool": call.tool, "path": hit.path, "kind": hit.kind, "preview": hit.preview})
             if len(findings) < MAX_ITEMS:

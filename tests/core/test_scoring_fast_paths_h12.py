@@ -1,0 +1,84 @@
+"""Fast paths of issue 12 (scoring speed): each one gives exactly what the slow path gives.
+
+Each test runs the fast path and the plain, obvious computation on varied inputs and
+compares the answers, so a fast path that drifts from the rule it short-cuts fails here.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from toolscore_core.kernel.model import ToolCall
+from toolscore_core.scoring import secrets
+from toolscore_core.scoring.behaviour import security
+from toolscore_core.scoring.secrets import find_secrets
+
+SECRETS = [
+    "sk-ant-" + "a1B2" * 6, "sk-" + "Ab3" * 8, "ghp_" + "a" * 36, "AKIA" + "A" * 16, "AIza" + "b" * 35,
+    "xoxb-" + "1234567890", "sk_live_" + "c" * 16, "eyJhbGciOi.eyJzdWIi.c2ln",
+    "-----BEGIN RSA PRIVATE KEY-----\nabc", "https://user:pw@host", "?key=abc", "access_token=xyz",
+    "Authorization: Bearer " + "t" * 20, "AUTHORIZATION: BEARER " + "T" * 20,
+]
+PLAIN = ["item 1", "hello world", "search", "", "a", "no secrets here at all", "bearer", "x" * 5000, "\x00=\x00"]
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if roll < 0.15:
+        return rng.choice(SECRETS)
+    if roll < 0.5:
+        return rng.choice(PLAIN)
+    if roll < 0.6:
+        return rng.choice([1, 2.5, True, None])
+    if roll < 0.7 and depth < 2:
+        return {rng.choice(["a", "token", "sk-" + "Q1w" * 8]): _value(rng, depth + 1)}
+    if roll < 0.8 and depth < 2:
+        return [_value(rng, depth + 1) for _ in range(rng.randrange(3))]
+    return rng.choice(PLAIN)
+
+
+def _args(rng: random.Random) -> Any:
+    roll = rng.random()
+    if roll < 0.05:
+        return None
+    if roll < 0.1:
+        return {}
+    if roll < 0.15:
+        return {1: "sk-" + "Ab3" * 8, "q": "x"}  # a non-str key: never scanned, its value is
+    keys = ["query", "page", "password=", "api_key", "ghp_" + "a" * 36]
+    return {rng.choice(keys) + str(k): _value(rng) for k in range(rng.randrange(1, 4))}
+
+
+def _slow_security(calls: list[ToolCall]) -> list[tuple[int, str, str, str]]:
+    """What ``security`` records, scanning every call (the rule the prefilter short-cuts)."""
+    return [(i, hit.path, hit.kind, hit.preview)
+            for i, call in enumerate(calls) if call.args
+            for hit in find_secrets(call.args)]
+
+
+def test_security_prefilter_finds_what_a_scan_of_every_call_finds() -> None:
+    rng = random.Random(12)
+    for density in (0.0, 0.01, 0.2, 1.0):
+        calls = []
+        for _ in range(700):  # more than two batches
+            args = _args(rng) if rng.random() < density else {"query": rng.choice(PLAIN[:3]), "page": 3}
+            calls.append(ToolCall(tool="t", args=args))
+        found, _ = security(calls)
+        assert [(s["index"], s["path"], s["kind"], s["preview"]) for s in found["secrets"]] == _slow_security(calls)
+
+
+def test_security_prefilter_finds_each_kind_alone_in_a_clean_batch() -> None:
+    for text in SECRETS:
+        for args in ({"q": text}, {text: 1}, {"q": [text]}):
+            calls = [ToolCall(tool="t", args={"query": "item", "page": 2}) for _ in range(300)]
+            calls[260] = ToolCall(tool="t", args=args)
+            found, _ = security(calls)
+            assert found["secrets"] and found["secrets"][0]["index"] == 260, (text, args)
+            assert [(s["index"], s["path"], s["kind"], s["preview"]) for s in found["secrets"]] == _slow_security(calls)
+
+
+def test_security_prefilter_skips_clean_batches_and_keeps_deep_calls() -> None:
+    args = [{"q": "item"}] * 256 + [{"q": {"nested": "x"}}, None, {}, {"q": "a=b"}]
+    assert list(secrets.calls_to_scan(args)) == [256, 259]  # batch 2 has an "=": every call with arguments
+    assert list(secrets.calls_to_scan([{"q": "item"}] * 300 + [{"q": ["x"]}])) == [300]
