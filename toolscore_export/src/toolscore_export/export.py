@@ -114,7 +114,7 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
                 else:  # any other format gets the records themselves, as the serial path gives them
                     yield from (loads_prepared(line) for line in run.lines())
                 continue
-            yield build_record(run)
+            yield run if isinstance(run, dict) else build_record(run)  # a run row comes as its record
             count += 1
 
     directory = out.parent if str(out.parent) else Path(".")

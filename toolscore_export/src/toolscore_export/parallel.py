@@ -199,8 +199,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import decode_line
     from toolscore_export.canonical import prepared_bytes
-    from toolscore_export.record import SourceRef, build_record
-    from toolscore_export.sources import RUN_ROW, _parsed, checked_cell, row_input
+    from toolscore_export.sources import _parsed, checked_cell, row_record_of
 
     path = Path(chunk.path)
     latest = set(chunk.latest)
@@ -222,9 +221,8 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
             if number not in latest:
                 superseded += 1
                 continue
-            source = SourceRef(RUN_ROW, path.name, chunk.sha256, format=RUN_ROW, line=number)
-            out.append(prepared_bytes(build_record(row_input(data, text, source, chunk.attempts.get(number, 1))),
-                                      sort_keys=False))
+            record = row_record_of(data, text, path.name, chunk.sha256, number, chunk.attempts.get(number, 1))
+            out.append(prepared_bytes(record, sort_keys=False))
             out.append(b"\n")
     except InputError as exc:
         return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,

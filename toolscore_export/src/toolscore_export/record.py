@@ -154,6 +154,59 @@ def _same(value: Any, text: Any = None) -> Any:
     return value
 
 
+def call_unknowns(unknown: list[str], call_id: str, no_status: bool, captured: bool, no_args: bool,
+                  no_duration: bool) -> None:
+    """Add to ``unknown`` what one call's record leaves unknown, in the order the list names them."""
+    if no_status:
+        unknown.append(f"calls[{call_id}].status")
+    if not captured:
+        unknown.append(f"calls[{call_id}].result")
+    if no_args:
+        unknown.append(f"calls[{call_id}].args")
+    if no_duration:
+        unknown.append(f"calls[{call_id}].duration_s")
+
+
+def cost_unknowns(unknown: list[str], completed: list[dict[str, Any]], with_cost: int) -> None:
+    """Add to ``unknown`` the calls whose cost is unknown: all of them as one entry when none is known."""
+    if completed and with_cost == 0:
+        unknown.append("calls[*].cost_usd")
+    elif with_cost < len(completed):
+        unknown.extend(f"calls[{c['call_id']}].cost_usd" for c in completed if c["cost_usd"] is None)
+
+
+def run_unknowns(unknown: list[str], fields: tuple[Any, Any, Any, Any], final_known: bool,
+                 usage: Mapping[str, Any], cost_usd: Any) -> None:
+    """Add to ``unknown`` the run-level fields nobody knows: ``fields`` are the status, prompt,
+    start and finish, in that order (the order the list names them in)."""
+    for field, value in zip(("status", "prompt", "started_at", "finished_at"), fields, strict=True):
+        if value is None:
+            unknown.append(field)
+    if not final_known:
+        unknown.append("final_answer")
+    for key, value in usage.items():
+        if value is None:
+            unknown.append(f"usage.{key}")
+    if cost_usd is None:
+        unknown.append("cost.usd")
+
+
+def coverage(calls: int, counts: tuple[int, int, int], final_known: bool, prompt_known: bool, cost_known: bool,
+             unknown: list[str]) -> dict[str, Any]:
+    """A record's ``coverage`` block; ``counts``: the calls with a result, a duration and a cost."""
+    with_result, with_duration, with_cost = counts
+    return {
+        "calls": calls,
+        "calls_with_result": with_result,
+        "calls_with_duration": with_duration,
+        "calls_with_cost": with_cost,
+        "final_answer_known": final_known,
+        "prompt_known": prompt_known,
+        "cost_known": cost_known,
+        "unknown": unknown,
+    }
+
+
 def build_record(run: RunInput) -> dict[str, Any]:
     """The record of ``run``: JSON-ready (prepared, redacted) and carrying its own hash."""
     if run.prepared:
@@ -194,18 +247,8 @@ def build_record(run: RunInput) -> dict[str, Any]:
         with_result += status != "unknown"
         with_duration += duration is not None
         with_cost += cost is not None
-        if status == "unknown":
-            unknown.append(f"calls[{call_id}].status")
-        if not captured:
-            unknown.append(f"calls[{call_id}].result")
-        if args is None:
-            unknown.append(f"calls[{call_id}].args")
-        if duration is None:
-            unknown.append(f"calls[{call_id}].duration_s")
-    if calls and with_cost == 0:
-        unknown.append("calls[*].cost_usd")
-    elif with_cost < len(calls):
-        unknown.extend(f"calls[{cid}].cost_usd" for c, (cid, _, _) in zip(completed, ids, strict=True) if c["cost_usd"] is None)
+        call_unknowns(unknown, call_id, status == "unknown", captured, args is None, duration is None)
+    cost_unknowns(unknown, completed, with_cost)
 
     usage = prepare_(dict(run.usage or {}), text)
     usage = {key: usage.get(key) for key in ("input_tokens", "output_tokens", "cached_tokens")}
@@ -213,17 +256,7 @@ def build_record(run: RunInput) -> dict[str, Any]:
     prompt = prepare_(run.prompt, text)
     final_answer = prepare_(run.final_answer, text)
     final_known = run.final_answer_known or final_answer is not None
-    for field, value in (("status", run.status), ("prompt", prompt), ("started_at", run.started_at),
-                         ("finished_at", run.finished_at)):
-        if value is None:
-            unknown.append(field)
-    if not final_known:
-        unknown.append("final_answer")
-    for key, value in usage.items():
-        if value is None:
-            unknown.append(f"usage.{key}")
-    if cost_usd is None:
-        unknown.append("cost.usd")
+    run_unknowns(unknown, (run.status, prompt, run.started_at, run.finished_at), final_known, usage, cost_usd)
 
     passed = None if run.outcome == "unknown" else run.outcome == "pass"
     record: dict[str, Any] = {
@@ -253,16 +286,8 @@ def build_record(run: RunInput) -> dict[str, Any]:
         "server": prepare_(dict(run.server), text) if run.server is not None else None,
         "evaluation": prepare_(dict(run.evaluation), text) if run.evaluation is not None else None,
         "trace_context": {"trace_id": trace_id, "span_id": run.span_id} if run.span_source else {"trace_id": trace_id},
-        "coverage": {
-            "calls": len(calls),
-            "calls_with_result": with_result,
-            "calls_with_duration": with_duration,
-            "calls_with_cost": with_cost,
-            "final_answer_known": final_known,
-            "prompt_known": prompt is not None,
-            "cost_known": cost_usd is not None,
-            "unknown": unknown,
-        },
+        "coverage": coverage(len(calls), (with_result, with_duration, with_cost), final_known, prompt is not None,
+                             cost_usd is not None, unknown),
         "hashes": {
             "algorithm": "sha256",
             "canonical_form": CANONICAL_FORM,

@@ -33,6 +33,7 @@ from toolscore_export.parallel import (
 from toolscore_export.record import RunInput, SourceRef
 from toolscore_export.redaction import may_hold_a_secret
 from toolscore_export.row_check import surely_valid
+from toolscore_export.row_record import row_record
 
 RUN_ROW = "run-row"
 TRACE = "trace"
@@ -321,16 +322,15 @@ def _parsed(number: int, raw: bytes, path: Path, decode_line: Any) -> tuple[int,
         raise
 
 
-def run_inputs_from_rows(path: Path, index: int, sha256: str, latest: LatestRows,
-                         stats: SourceStats) -> Iterator[RunInput]:
-    """The latest row of each cell in ``path`` as a RunInput; earlier rows are counted, skipped."""
+def records_from_rows(path: Path, index: int, sha256: str, latest: LatestRows,
+                      stats: SourceStats) -> Iterator[dict[str, Any]]:
+    """The record of the latest row of each cell in ``path``; earlier rows are counted, skipped."""
     for line, text, data in _raw_rows(path):
         checked_cell(data, line, path)
         if not latest.is_latest(index, line):
             stats.superseded += 1
             continue
-        yield row_input(data, text, SourceRef(RUN_ROW, path.name, sha256, format=RUN_ROW, line=line),
-                        latest.attempts(index, line))
+        yield row_record_of(data, text, path.name, sha256, line, latest.attempts(index, line))
 
 
 def checked_cell(data: Any, line: int, path: Path) -> str:
@@ -347,13 +347,14 @@ def checked_cell(data: Any, line: int, path: Path) -> str:
     return cell
 
 
-def row_input(data: dict[str, Any], text: str, source: SourceRef, attempts: int) -> RunInput:
-    """The RunInput of a valid latest row, redacted when its raw line could hold a credential."""
+def row_record_of(data: dict[str, Any], text: str, name: str, sha256: str, line: int, attempts: int) -> dict[str, Any]:
+    """The record of a valid latest row (line ``line`` of the file ``name``), redacted first when its
+    raw line could hold a credential."""
     if may_hold_a_secret(text):
         from toolscore_core import redact_text
 
         data = prepare(data, redact_text)
-    return run_input_from_row(data, source, attempts=attempts, prepared=True)
+    return row_record(data, name, sha256, line, attempts)
 
 
 def run_input_from_row(row: dict[str, Any], source: SourceRef, *, attempts: int = 1,
@@ -516,8 +517,9 @@ class Sources:
     workers: int | None = None  # processes for runs files (None or 0: automatic, 1: none)
     stats: list[SourceStats] = attrs.field(factory=list)
 
-    def __iter__(self) -> Iterator[RunInput | EncodedRecords]:
-        """Each run as a RunInput, except runs files read by workers: blocks of encoded records."""
+    def __iter__(self) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
+        """Each run as a RunInput, except run rows: each its record, or (read by workers) blocks of
+        encoded records."""
         from toolscore_core import InputError
 
         resolved: dict[Path, Path] = {}
@@ -547,7 +549,7 @@ class Sources:
             yield from self._runs(kinds, row_paths, torn, workers)
 
     def _runs(self, kinds: list[str], row_paths: list[Path], torn: Callable[[Any], None],
-              workers: Workers | None) -> Iterator[RunInput | EncodedRecords]:
+              workers: Workers | None) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
         from toolscore_core import InputError
 
         latest = latest_lines(row_paths, torn, workers) if row_paths else LatestRows()
@@ -560,19 +562,18 @@ class Sources:
                     stat.records += block.count
                     yield block
                 continue
-            if kind == RUN_ROW:
-                items: Iterator[RunInput] = run_inputs_from_rows(path, row_paths.index(path), stat.sha256, latest,
-                                                                 stat)
-            elif kind == RECEIPT:
+            if kind == RUN_ROW:  # unique already: one record per cell
+                for record in records_from_rows(path, row_paths.index(path), stat.sha256, latest, stat):
+                    stat.records += 1
+                    yield record
+                continue
+            items: Iterator[RunInput]
+            if kind == RECEIPT:
                 items = receipt_inputs(path, stat.sha256, stat)
             else:
                 items = iter([trace_input(path, stat.sha256, stat, trace_format=self.trace_format, gold=self.gold,
                                           pm=self.pm)])
             for item in items:
-                if kind == RUN_ROW:  # unique already: one record per cell
-                    stat.records += 1
-                    yield item
-                    continue
                 if item.run_id in run_ids:  # two trace files of the same name, in two folders
                     item = attrs.evolve(item, run_id=f"{item.run_id}@{stat.sha256[:12]}")
                 if item.run_id in run_ids:
