@@ -82,3 +82,60 @@ def test_security_prefilter_skips_clean_batches_and_keeps_deep_calls() -> None:
     args = [{"q": "item"}] * 256 + [{"q": {"nested": "x"}}, None, {}, {"q": "a=b"}]
     assert list(secrets.calls_to_scan(args)) == [256, 259]  # batch 2 has an "=": every call with arguments
     assert list(secrets.calls_to_scan([{"q": "item"}] * 300 + [{"q": ["x"]}])) == [300]
+
+
+def _varied_case(rng: random.Random, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Expected and actual calls with every kind of row: matches, mismatches, wrong tools,
+    failed calls, unchecked arguments, matchers, missing and extra calls."""
+    expected: list[dict[str, Any]] = []
+    actual: list[dict[str, Any]] = []
+    for _ in range(n):
+        tool = f"tool_{rng.randrange(4)}"
+        args: dict[str, Any] = {"q": f"item {rng.randrange(n)}", "page": rng.randrange(3)}
+        roll = rng.random()
+        if roll < 0.1:
+            expected.append({"tool": tool})  # arguments not checked
+        elif roll < 0.2:
+            expected.append({"tool": tool, "args": {"q": {"$regex": "item .*"}, "page": args["page"]}})
+        else:
+            expected.append({"tool": tool, "args": args})
+        got = dict(args)
+        roll = rng.random()
+        if roll < 0.1:
+            got["page"] = 99
+        elif roll < 0.15:
+            got["extra"] = True
+        elif roll < 0.2:
+            tool = "other"
+        elif roll < 0.25:
+            continue  # the call never made
+        call: dict[str, Any] = {"tool": tool, "args": got, "result": "ok"}
+        if rng.random() < 0.05:
+            call.update(is_error=True, error="failed", result=None)
+        actual.append(call)
+        if rng.random() < 0.05:
+            actual.append({"tool": "spare", "args": {}})
+    return expected, actual
+
+
+def test_align_match_rows_equal_the_general_rows() -> None:
+    from toolscore_core.reports import alignment
+    from toolscore_core.scoring.evaluation import evaluate
+
+    rng = random.Random(7)
+    for n in (1, 5, 40, 300):
+        expected, actual = _varied_case(rng, n)
+        evaluation = evaluate(expected, actual)
+        by_expected = {p.expected_index: p for p in evaluation.pairs
+                       if p.expected_index is not None and p.actual_index is not None}
+        rows = alignment.align(evaluation)
+        fast = 0
+        for row in rows:
+            pair = by_expected.get(row.expected_index)
+            if pair is None or row.actual_index != pair.actual_index:
+                continue
+            general = alignment._paired_row(row.number, row.expected_index, row.expected_call, row.actual_index,
+                                            row.actual_call, pair, row.call_limit)
+            assert row == general
+            fast += row.status == "match"
+        assert n < 40 or fast > 0
