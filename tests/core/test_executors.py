@@ -79,6 +79,19 @@ def test_items_run_in_other_processes_and_values_come_back():
     assert os.getpid() not in {r.value for r in results}
 
 
+#: What a worker has loaded before its first item: (the scoring code imported, the
+#: process-wide plugin manager built).
+WARM = functools.partial(eval, "('toolscore_core.scoring.evaluation' in __import__('sys').modules, "
+                               "__import__('toolscore_core.kernel.plugins', fromlist=['_'])"
+                               ".get_plugin_manager.cache_info().currsize)")
+
+
+def test_workers_start_with_the_scoring_code_and_plugin_manager_already_loaded():
+    for _ in range(2):  # the first pool of a process starts the server, the second reuses it
+        results = list(get_executor("local", workers=2).run(CALL, [(i, WARM) for i in range(4)]))
+        assert [r.value for r in results] == [(True, 1)] * 4, [r.error for r in results]
+
+
 def test_an_exception_is_an_error_result_with_its_type_and_the_run_goes_on():
     items = [("bad", RAISE_VALUE_ERROR), ("good", functools.partial(pow, 3, 2))]
     results = {r.key: r for r in get_executor("local", workers=2).run(CALL, items)}

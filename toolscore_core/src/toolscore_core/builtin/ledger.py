@@ -181,14 +181,11 @@ class LedgerServer:
 
     def __init__(self, max_usd: float | None, *, allow_unknown_price: bool = False, spent_usd: float = 0.0,
                  method: str | None = None) -> None:
-        import multiprocessing
-
+        from toolscore_core.builtin.executors import process_context
         from toolscore_core.kernel.executors import settled_budget
 
         settled_budget(max_usd, allow_unknown_price=allow_unknown_price, spent_usd=spent_usd)  # bad input here
-        if method is None:
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        self._manager = _LedgerManager(ctx=multiprocessing.get_context(method))
+        self._manager = _LedgerManager(ctx=process_context(method))
         self._manager.start(_init_server, (max_usd, allow_unknown_price, spent_usd, os.getpid()))
         self.budget = SharedBudget(self._manager.address, bytes(self._manager._authkey))  # type: ignore[attr-defined]
 
