@@ -123,3 +123,12 @@ def test_json_lines_traffic_is_streamed_and_errors_name_the_line(tmp_path: Path,
     with pytest.raises(InputError) as err:
         load_trace_file(broken, pm=adapter_pm)
     assert "line 4, msg" in str(err.value) and "no 'params' object" in str(err.value) and str(broken) in str(err.value)
+
+
+def test_only_a_first_line_holding_an_object_is_parsed_for_detection() -> None:
+    from toolscore_adapters.protocols.jsonl_stream import first_line
+
+    message = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
+    assert first_line(b"\xef\xbb\xbf \n " + message + b"\n[1]") == {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    assert first_line(b"[" + message + b"]") is None  # a JSON array trace: some other adapter's
+    assert first_line(message[:-1]) is None and first_line(b"") is None and first_line(b'"text"\n') is None

@@ -68,8 +68,15 @@ def _decode(path: Path, number: int, raw: bytes, expected: str) -> Any:
 
 
 def first_line(head: bytes) -> Any:
-    """The first line of ``head`` parsed as JSON, or ``None`` when it is not complete JSON."""
+    """The first line of ``head`` parsed as a JSON object, or ``None`` when it is not one.
+
+    Only an object is parsed: every caller asks whether the first line is a certain kind of
+    object, and the commonest trace file, a JSON array on one line, was otherwise parsed
+    whole by each of them for nothing (two of every trace's detection passes).
+    """
     text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text.startswith(b"{"):
+        return None
     newline = text.find(b"\n")
     line = text if newline < 0 else text[:newline]
     try:
