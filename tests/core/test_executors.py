@@ -322,3 +322,38 @@ def test_executor_is_a_context_manager_that_closes():
     with Closing() as executor:
         assert isinstance(executor, Closing)
     assert closed == [True]
+
+
+#: A script that scores a few traces on two workers, its call guarded or not (GUARD).
+BULK_SCRIPT = """\
+import json, os
+from toolscore import evaluate_many
+GUARD
+    result = evaluate_many("gold.json", "traces/*.json", workers=2, keep_rows=False)
+    print(json.dumps({"scored": result.summary["scored"], "errors": result.summary["error_examples"]}))
+"""
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_script_that_starts_work_at_import_is_told_where_to_put_the_guard(tmp_path, guarded):
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "gold.json").write_text('[{"tool": "a", "args": {}}]', encoding="utf-8")
+    (tmp_path / "traces").mkdir()
+    for i in range(3):
+        (tmp_path / "traces" / f"t{i}.json").write_text('[{"tool": "a", "args": {}}]', encoding="utf-8")
+    guard = 'if __name__ == "__main__":' if guarded else "if True:"
+    (tmp_path / "score_all.py").write_text(BULK_SCRIPT.replace("GUARD", guard), encoding="utf-8")
+    done = subprocess.run([sys.executable, "score_all.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    if guarded:
+        assert summary == {"scored": 3, "errors": []}
+    else:
+        assert summary["scored"] == 0 and len(summary["errors"]) == 3
+        message = summary["errors"][0]["message"]
+        assert "if score_all.py starts this work when it is imported" in message
+        assert 'under `if __name__ == "__main__":`' in message

@@ -44,8 +44,10 @@ cancels the items not started and leaves running ones to finish in the backgroun
 
 from __future__ import annotations
 
+import os
 import pickle
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ThreadPoolExecutor, wait
@@ -152,6 +154,17 @@ def _death_of(processes: list[Any]) -> str:
     return f"the worker process exited with status {code}"
 
 
+def _unguarded_script_hint(processes: list[Any]) -> str:
+    """A hint for the commonest way a script's workers die at once: the script starts its work
+    at import, so each worker, importing it again while starting, exits with status 1 (the
+    standard library's RuntimeError about the bootstrapping phase); "" when that cannot be it."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not isinstance(path, str) or not any(p.exitcode == 1 for p in processes):
+        return ""
+    return (f"; if {os.path.basename(path)} starts this work when it is imported, put that under "
+            f"`if __name__ == \"__main__\":` (each worker process imports it again)")
+
+
 class _Stream:
     """One run: feeds a pool from the input, quarantines the items of a pool that broke, and
     yields results in the order they finish. Single-use; :meth:`results` is the generator."""
@@ -235,7 +248,8 @@ class _Stream:
                 processes = self.solo_processes
                 _stop(origin, force=True)
                 self.solo = None
-                message = f"{_death_of(processes)} while running this item, also when run alone"
+                message = (f"{_death_of(processes)} while running this item, also when run alone"
+                           f"{_unguarded_script_hint(processes)}")
                 return WorkResult(key=key, error=WorkError.worker_died(message))
             if origin is self.pool:
                 self._replace_main()
