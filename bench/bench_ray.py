@@ -37,6 +37,32 @@ def _burn() -> None:
         pass
 
 
+def _spin(_: object = None) -> float:
+    """Seconds a fixed pure-Python loop takes here."""
+    start = time.perf_counter()
+    total = 0
+    for number in range(10_000_000):
+        total += number
+    return time.perf_counter() - start
+
+
+def two_process_ceiling() -> float:
+    """What two processes can gain over one on this machine, for pure-Python work: twice the
+    loop's time alone over the slower of two copies run side by side (2.0 on two real idle
+    cores; less where the two CPUs share a core or the host is busy)."""
+    import multiprocessing
+    import statistics
+
+    context = multiprocessing.get_context("fork")  # nothing else runs yet in this process
+    ratios = []
+    with context.Pool(2) as pool:
+        for _ in range(3):
+            alone = _spin()
+            side_by_side = max(pool.map(_spin, range(2)))
+            ratios.append(2 * alone / side_by_side)
+    return statistics.median(ratios)
+
+
 def _timed(label: str, traces: int, run: object) -> float:
     start = time.perf_counter()
     cpu = time.process_time()
@@ -56,6 +82,7 @@ def inside(opts: argparse.Namespace) -> int:
     from toolscore_core.kernel.executors import Executor
     from toolscore_ray import RayExecutor
 
+    print(f"this machine's two-process ceiling (a pure-Python loop, 2 copies vs 1): x{two_process_ceiling():.2f}")
     burners = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(opts.background)]
     for burner in burners:
         burner.start()
