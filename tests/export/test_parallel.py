@@ -233,3 +233,22 @@ def test_the_second_pass_reuses_the_first_passs_chunks(tmp_path, make_row, ghp, 
     with par.Workers(2) as workers:
         list(par.first_pass(first, workers, lambda torn: None, recorded))
     assert recorded == list(spans(first, par.CHUNK_BYTES)) and len(recorded) > 3
+
+
+def test_a_file_without_retries_keeps_no_line_set_and_one_retry_brings_it_back(tmp_path, make_row, ghp):
+    """No cell with two rows (the usual file): every row is latest and no line set is built; the
+    records are those of the general rule either way, serially and by workers."""
+    from toolscore_export.sources import latest_lines
+
+    runs = tmp_path / "runs.jsonl"
+    rows = [json.dumps(make_row(task=f"t{i}").to_dict(), separators=(",", ":")) for i in range(50)]
+    runs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    latest = latest_lines([runs], lambda torn: None)
+    assert latest.every and latest.lines == [] and latest.is_latest(0, 7) and latest.by_line(0) == (None, {})
+    serial, pooled = both(tmp_path, [runs])
+    assert serial == pooled and serial.count(b"\n") == 50 and b'"attempts":1' in serial
+    runs.write_text("\n".join([*rows, rows[3]]) + "\n", encoding="utf-8")  # t3 again, on line 51
+    latest = latest_lines([runs], lambda torn: None)
+    assert not latest.every and not latest.is_latest(0, 4) and latest.is_latest(0, 51) and latest.is_latest(0, 5)
+    serial, pooled = both(tmp_path, [runs])
+    assert serial == pooled and serial.count(b"\n") == 50 and serial.count(b'"attempts":2') == 1

@@ -83,9 +83,10 @@ class Chunk:
     offset: int
     size: int
     final: bool  # holds the file's last non-blank line (a torn one is skipped, as serially)
-    latest: tuple[int, ...]  # the latest rows' line numbers in this chunk
+    latest: tuple[int, ...] | None  # the latest rows' line numbers in this chunk (None: every row)
     attempts: dict[int, int]
     spill: str | None = None  # a folder for the chunk's records (see encode_chunk), else they come back by pipe
+    source: int = 0  # the file's place among the export's runs files (the first pass's row places)
 
     def read(self) -> bytes:
         with open(self.path, "rb") as handle:
@@ -173,16 +174,17 @@ def _spans(path: Path, size: int = CHUNK_BYTES) -> Iterator[Span]:
         yield held[0], held[1], held[2], held[3], True
 
 
-def _chunks_of(spans: Iterable[Span], path: Path, sha256: str, lines: LineSet,
-               attempts: dict[int, int], spill: str | None = None) -> Iterator[Chunk]:
-    """The chunks of ``spans``, each told its latest rows and their attempts."""
+def _chunks_of(spans: Iterable[Span], path: Path, sha256: str, lines: LineSet | None,
+               attempts: dict[int, int], spill: str | None = None, source: int = 0) -> Iterator[Chunk]:
+    """The chunks of ``spans``, each told its latest rows (``lines``; None: every row) and their attempts."""
     for first, offset, length, count, final in spans:
-        inside = lines.between(first, first + count)
+        inside = lines.between(first, first + count) if lines is not None else None
         yield Chunk(path=str(path), sha256=sha256, first=first, offset=offset, size=length, final=final,
-                    latest=inside, attempts={n: attempts[n] for n in inside if n in attempts}, spill=spill)
+                    latest=inside, attempts={n: attempts[n] for n in inside or () if n in attempts}, spill=spill,
+                    source=source)
 
 
-def _chunks(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int],
+def _chunks(path: Path, sha256: str, lines: LineSet | None, attempts: dict[int, int],
             size: int = CHUNK_BYTES) -> Iterator[Chunk]:
     """The file as chunks of about ``size`` bytes cut after a newline (:func:`_spans`)."""
     return _chunks_of(_spans(path, size), path, sha256, lines, attempts)
@@ -202,7 +204,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
     from toolscore_export.sources import _parsed, checked_cell, row_record_of
 
     path = Path(chunk.path)
-    latest = set(chunk.latest)
+    latest = set(chunk.latest) if chunk.latest is not None else None
     out: list[bytes] = []
     superseded = 0
     lines, last = chunk.lines()
@@ -218,7 +220,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
                     break  # a torn last line: the first pass has reported it
                 raise
             checked_cell(data, number, path)
-            if number not in latest:
+            if latest is not None and number not in latest:
                 superseded += 1
                 continue
             record = row_record_of(data, text, path.name, chunk.sha256, number, chunk.attempts.get(number, 1))
@@ -348,20 +350,24 @@ def _raise(result: dict[str, Any]) -> None:
     raise InputError(result.pop("message"), **result)
 
 
-def cell_ids(chunk: Chunk) -> tuple[list[tuple[int, Any]], Any] | dict[str, Any]:
-    """The first pass over a chunk: ``(line, cell_id)`` per non-blank line, and a torn last line (or None).
+def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
+    """The first pass over a chunk: the cell hash and place of each row with a cell id (a
+    :class:`~toolscore_export.sources.CellKeys`), and a torn last line (or None).
 
     The same rule as the serial first pass (orjson, else the kernel's parser, which names a
-    bad line); a bad last line of the file is handed back as the serial pass reports it.
+    bad line); a bad last line of the file is handed back as the serial pass reports it. The
+    worker hashes the ids (a forked process hashes a string as its driver does), so flat arrays
+    cross the pipe, not a tuple and a string per row for the driver to unpickle and hash.
     """
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import TornLine
-    from toolscore_export.sources import _fast_loads, cell_of
+    from toolscore_export.sources import CellKeys, _fast_loads, cell_of
 
     fast = _fast_loads()
     assert fast is not None  # the pool reads the first pass only where orjson is installed
     path = Path(chunk.path)
-    found: list[tuple[int, Any]] = []
+    keys = CellKeys()
+    where = chunk.source << 32
     lines, last = chunk.lines()
     offset = chunk.offset
     try:
@@ -371,22 +377,25 @@ def cell_ids(chunk: Chunk) -> tuple[list[tuple[int, Any]], Any] | dict[str, Any]
                 continue
             number = chunk.first + index
             try:
-                found.append((number, cell_of(raw, number, path, fast)))
+                cell = cell_of(raw, number, path, fast)
             except InputError as exc:
                 if chunk.final and index == last:  # worded as the serial first pass words it
                     why = "not valid UTF-8" if "UTF-8" in exc.message else "not valid JSON"
                     reason = why if raw.endswith(b"\n") else f"no trailing newline, {why}"
-                    return found, TornLine(file=path, line=number, offset=start, size=len(raw), reason=reason)
+                    return keys, TornLine(file=path, line=number, offset=start, size=len(raw), reason=reason)
                 raise
+            if isinstance(cell, str):  # anything else: the second pass names the line and what is wrong
+                keys.add(cell, where | number)
     except InputError as exc:
         return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,
                 "hint": exc.hint}
-    return found, None
+    return keys, None
 
 
-def first_pass(path: Path, workers: Workers, on_torn: Any,
-               spans: list[Span] | None = None) -> Iterator[tuple[int, Any]]:
-    """``(line, cell_id)`` of each non-blank line of ``path`` in order, read by ``workers``.
+def first_pass(path: Path, workers: Workers, on_torn: Any, spans: list[Span] | None = None,
+               source: int = 0) -> Iterator[Any]:
+    """The cell hashes and places of the rows of ``path`` (its place ``source`` among the runs files),
+    a chunk at a time in order, read by ``workers`` (see :func:`cell_ids`).
 
     ``spans`` gets the chunks the file was cut into, so the second pass
     (:func:`encoded_rows`) need not read the whole file again to cut it the same way.
@@ -397,17 +406,17 @@ def first_pass(path: Path, workers: Workers, on_torn: Any,
                 spans.append(span)
             yield span
 
-    chunks = _chunks_of(cut(), path, "", LineSet(bytearray()), {})
+    chunks = _chunks_of(cut(), path, "", LineSet(bytearray()), {}, source=source)
     for result in workers.ordered(cell_ids, chunks):
         if isinstance(result, dict):
             _raise(result)
-        found, torn = result
-        yield from found
+        keys, torn = result
+        yield keys
         if torn is not None:
             on_torn(torn)
 
 
-def encoded_rows(path: Path, sha256: str, lines: LineSet, attempts: dict[int, int], workers: Workers,
+def encoded_rows(path: Path, sha256: str, lines: LineSet | None, attempts: dict[int, int], workers: Workers,
                  stats: Any, spans: list[Span] | None = None) -> Iterator[EncodedRecords]:
     """The records of one runs file, encoded by ``workers``, in file order (``stats`` counted).
 

@@ -14,6 +14,8 @@ last row) and the second builds records. Memory is one dict entry per cell, neve
 from __future__ import annotations
 
 import contextlib
+import itertools
+from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -117,9 +119,49 @@ _MAX_SOURCES = 1 << 12  # runs files in one export (their index sits in 12 bits 
 
 
 _LINE_BITS = 32
-_SOURCE_BITS = 12
-_HASH_SHIFT = _LINE_BITS + _SOURCE_BITS
 _HASH_MASK = (1 << 64) - 1
+
+
+_BUCKET_SHIFT = 60  # the top four bits of a cell's hash pick its bucket
+
+
+def cell_key(cell: str) -> int:
+    """The 64-bit hash a first pass keys a row's cell id by (a worker process, forked, hashes alike)."""
+    return hash(cell) & _HASH_MASK
+
+
+@attrs.define
+class CellKeys:
+    """The first pass's rows: each one's cell hash and place (its file above its line), in two flat
+    arrays per bucket of hashes (sixteen, by their top bits).
+
+    Why buckets: finding the hashes two rows share sorts them, and a sorted list of Python ints
+    costs over 40 bytes a row (30 MB for a 1 GB runs file); one bucket at a time, a sixteenth.
+    """
+
+    hashes: list[Any] = attrs.field(factory=lambda: [array("Q") for _ in range(16)])
+    places: list[Any] = attrs.field(factory=lambda: [array("Q") for _ in range(16)])
+
+    def add(self, cell: str, place: int) -> None:
+        key = cell_key(cell)
+        self.hashes[key >> _BUCKET_SHIFT].append(key)
+        self.places[key >> _BUCKET_SHIFT].append(place)
+
+    def extend(self, other: CellKeys) -> None:
+        for mine, theirs in zip(self.hashes + self.places, other.hashes + other.places, strict=True):
+            mine.extend(theirs)
+
+    def repeated(self) -> set[int]:
+        """The hashes more than one row has."""
+        found: set[int] = set()
+        for bucket in self.hashes:
+            found.update(a for a, b in itertools.pairwise(sorted(bucket)) if a == b)
+        return found
+
+    def pairs(self) -> Iterator[tuple[int, int]]:
+        """``(hash, place)`` of every row, bucket by bucket."""
+        for hashes, places in zip(self.hashes, self.places, strict=True):
+            yield from zip(hashes, places, strict=True)
 
 
 @attrs.define
@@ -129,25 +171,30 @@ class LatestRows:
     Kept small on purpose, since it is the only thing an export holds for every row of a
     very large file: one bit per line of each file (:class:`LineSet`), and the number of
     rows only for the cells that had more than one. The cell ids themselves are not kept
-    (a dict of a million of them is over 100 MB); see :func:`latest_lines`.
+    (a dict of a million of them is over 100 MB); see :func:`latest_lines`. ``every``: no
+    cell has two rows, so every row is its cell's latest and no line set is kept at all.
     """
 
     lines: list[LineSet] = attrs.field(factory=list)  # per source: the latest rows' line numbers
     repeats: dict[int, int] = attrs.field(factory=dict)  # source << 32 | line of a latest row -> rows of its cell
     spans: dict[int, list[Span]] = attrs.field(factory=dict)  # per source read by workers: its chunks
+    every: bool = False
 
     def is_latest(self, index: int, line: int) -> bool:
-        return index < len(self.lines) and self.lines[index].has(line)
+        """Whether the valid row at ``line`` of source ``index`` is its cell's latest row."""
+        return self.every or (index < len(self.lines) and self.lines[index].has(line))
 
     def attempts(self, index: int, line: int) -> int:
         return self.repeats.get(index << _LINE_BITS | line, 1)
 
-    def by_line(self, index: int) -> tuple[LineSet, dict[int, int]]:
-        """The latest lines of source ``index`` and the attempts of those with more than one.
+    def by_line(self, index: int) -> tuple[LineSet | None, dict[int, int]]:
+        """The latest lines of source ``index`` (None: every row) and the attempts of those with more than one.
 
         What a worker process needs to decide a row: a line is its cell's latest row exactly
         when its number is in the set.
         """
+        if self.every:
+            return None, {}
         mask = (1 << _LINE_BITS) - 1
         attempts = {key & mask: count for key, count in self.repeats.items() if key >> _LINE_BITS == index}
         return self.lines[index], attempts
@@ -156,11 +203,12 @@ class LatestRows:
 def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Workers | None = None) -> LatestRows:
     """The latest row of each cell over ``paths`` in order (a later file's row wins); read by ``workers`` if given.
 
-    How, in bounded memory: each row with a cell id becomes one integer, the id's 64-bit
-    hash above the row's file and line, and the integers are sorted, which puts the rows of
-    a cell next to each other in file order. A hash shared by several rows is a retried
-    cell or, rarely, two cells whose hashes collide, so those rows are read again for their
-    real ids and grouped by them: the result is exactly the serial rule's, keyed by the id.
+    How, in bounded memory: each row with a cell id gives two integers, the id's 64-bit hash
+    (:func:`cell_key`) and its place (the row's file above its line), in flat arrays. No
+    hash shared by two rows (the usual file) means every row is its cell's latest. A hash
+    shared by several rows is a retried cell or, rarely, two cells whose hashes collide, so
+    those rows are read again for their real ids and grouped by them: the result is exactly
+    the serial rule's, keyed by the id.
     """
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import iter_json_objects
@@ -169,32 +217,38 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
         raise InputError(f"{len(paths)} runs files are more than one export reads ({_MAX_SOURCES - 1})",
                          hint="Concatenate them first")
     fast = _fast_loads()
-    keys: list[int] = []
+    keys = CellKeys()
     spans: dict[int, list[Span]] = {}
     for index, path in enumerate(paths):
         if fast is not None and workers is not None:
             spans[index] = []
-        cells = (first_pass(path, workers, on_torn, spans[index]) if fast is not None and workers is not None else
-                 _cell_ids(path, fast, on_torn) if fast is not None else
+            for found in first_pass(path, workers, on_torn, spans[index], index):
+                keys.extend(found)
+            continue
+        cells = (_cell_ids(path, fast, on_torn) if fast is not None else
                  ((line, data.get("cell_id")) for line, data in iter_json_objects(path, on_torn=on_torn,
                                                                                     what="a run row")))
         where = index << _LINE_BITS
         for line, cell in cells:
             if isinstance(cell, str):  # anything else: the second pass names the line and what is wrong
-                keys.append((hash(cell) & _HASH_MASK) << _HASH_SHIFT | where | line)
-    keys.sort()
+                keys.add(cell, where | line)
+    return _latest_of(paths, keys, spans, fast)
+
+
+def _latest_of(paths: list[Path], keys: CellKeys, spans: dict[int, list[Span]],
+               fast: Callable[[bytes], Any] | None) -> LatestRows:
+    """:func:`latest_lines` from the rows' cell hashes and places."""
+    repeated = keys.repeated()
+    if not repeated:
+        return LatestRows(spans=spans, every=True)
     rows = LatestRows(lines=[LineSet(bytearray()) for _ in paths], spans=spans)
-    shared: list[int] = []  # rows whose hash another row has too, in (hash, file, line) order
-    mask = (1 << _HASH_SHIFT) - 1
-    count = len(keys)
-    for i, key in enumerate(keys):
-        same_before = i > 0 and keys[i - 1] >> _HASH_SHIFT == key >> _HASH_SHIFT
-        same_after = i + 1 < count and keys[i + 1] >> _HASH_SHIFT == key >> _HASH_SHIFT
-        if same_before or same_after:
-            shared.append(key & mask)
+    shared: list[int] = []  # rows whose hash another row has too
+    line_mask = (1 << _LINE_BITS) - 1
+    for key, place in keys.pairs():
+        if key in repeated:
+            shared.append(place)
         else:
-            rows.lines[key >> _LINE_BITS & (_MAX_SOURCES - 1)].add(key & ((1 << _LINE_BITS) - 1))
-    del keys
+            rows.lines[place >> _LINE_BITS & (_MAX_SOURCES - 1)].add(place & line_mask)
     if shared:
         _group_shared(paths, sorted(shared), rows, fast)
     return rows
