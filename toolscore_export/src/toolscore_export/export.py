@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
+import io
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -68,6 +70,41 @@ def _check_output(output: Path, sources: list[Path]) -> None:
                              hint="Write the records to another file (-o)")
 
 
+class _HashedFile(io.FileIO):
+    """The output file, hashing its bytes as they are written, so the manifest's hash needs no
+    second read of what may be gigabytes just written.
+
+    Only bytes written through :meth:`write`, in order, are hashed; anything else that could
+    change what the file holds (a seek, a truncate, a write past this object) makes
+    :meth:`hexdigest` answer None, and the file is then read back and hashed as before.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "w")
+        self._digest: Any = hashlib.sha256()
+        self._hashed = 0
+        self._in_order = True
+
+    def write(self, data: Any) -> int:
+        written = super().write(data)
+        if written:
+            self._digest.update(memoryview(data).cast("B")[:written])
+            self._hashed += written
+        return written if written is not None else 0
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self._in_order = False
+        return super().seek(offset, whence)
+
+    def truncate(self, size: int | None = None) -> int:
+        self._in_order = False
+        return super().truncate(size)
+
+    def hexdigest(self, size: int) -> str | None:
+        """The SHA-256 of the file's ``size`` bytes, if every one of them was hashed as written."""
+        return self._digest.hexdigest() if self._in_order and self._hashed == size else None
+
+
 def _fsync_dir(directory: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
@@ -120,12 +157,14 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
     directory = out.parent if str(out.parent) else Path(".")
     temp = directory / f".{out.name}.partial-{os.getpid()}"
     try:
-        with open(temp, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as stream:
+        hashed = _HashedFile(temp)
+        with io.TextIOWrapper(io.BufferedWriter(hashed), encoding="utf-8", errors="backslashreplace",
+                              newline="\n") as stream:  # what open(temp, "w", ...) builds, over a hashed file
             exporter.export(records(), stream, **options)
             stream.flush()
             os.fsync(stream.fileno())
         size = temp.stat().st_size
-        digest = file_sha256(temp)
+        digest = hashed.hexdigest(size) or file_sha256(temp)
         manifest = build_manifest(fmt=exporter.format, sources=[s.to_dict() for s in reader.stats], output=out,
                                   output_sha256=digest, size=size, records=count, created_at=_now())
         manifest_file = manifest_path(out)
