@@ -139,3 +139,82 @@ def test_align_match_rows_equal_the_general_rows() -> None:
             assert row == general
             fast += row.status == "match"
         assert n < 40 or fast > 0
+
+
+def _cases() -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    rng = random.Random(11)
+    cases = [_varied_case(rng, n) for n in (0, 1, 2, 5, 40, 300) for _ in range(3)]
+    cases.append(([{"tool": "a", "args": {}}], [{"tool": "a", "args": {}}, {"tool": "b", "args": {"x": 1}}]))
+    cases.append(([{"tool": "a", "args": {}}, {"tool": "b"}], [{"tool": "a", "args": {"x": 1}}, {"tool": "c"}]))
+    cases.append(([{"tool": "a", "args": {"x": 1}}], [{"tool": "a", "args": None}]))
+    return cases
+
+
+def test_lazy_rows_outline_and_single_rows_equal_the_built_rows() -> None:
+    from toolscore_core.kernel.traces import load_trace
+    from toolscore_core.scoring.contracts import as_contract
+    from toolscore_core.scoring.pairing import PairRows, pair_calls
+
+    for expected_data, actual_data in _cases():
+        if not actual_data:
+            continue
+        expected, calls = as_contract(expected_data).expected, load_trace(actual_data).calls
+        rows = pair_calls(expected, calls).pairs
+        assert isinstance(rows, PairRows) and not rows.built
+        outline = rows.outline()
+        singles = [rows.row(k) for k in range(len(rows))]
+        assert not rows.built  # the outline and single rows did not build the tuple
+        built = tuple(rows)
+        assert len(built) == len(rows) == len(outline)
+        assert singles == list(built)
+        assert outline == [(p.expected_index, p.actual_index, p.tool_match, bool(p.mismatches)) for p in built]
+        assert all(rows.row(k) is built[k] for k in range(len(built)))
+
+
+def test_findings_from_the_outline_equal_findings_from_built_rows() -> None:
+    import attrs
+
+    from toolscore_core.scoring import evaluation as ev
+    from toolscore_core.scoring.pairing import PairRows
+
+    for expected_data, actual_data in _cases():
+        if not actual_data:
+            continue
+        result = ev.evaluate(expected_data, actual_data)
+        context = ev.EvaluationContext(expected=result.expected, trace=result.actual,
+                                       pairing=ev.pair_calls(list(result.expected), result.actual.calls))
+        assert isinstance(context.pairing.pairs, PairRows)
+        lazy = ev._capped(ev._score_findings(context, result.actual.calls))
+        built = attrs.evolve(context, pairing=attrs.evolve(context.pairing, pairs=tuple(context.pairing.pairs)))
+        assert type(built.pairing.pairs) is tuple
+        assert lazy == ev._capped(ev._score_findings(built, result.actual.calls))
+
+
+def test_lazy_rows_read_as_the_tuple_they_build() -> None:
+    import copy
+    import pickle
+
+    from toolscore_core.kernel.model import Evaluation, LazyTuple
+    from toolscore_core.scoring.evaluation import evaluate
+
+    expected, actual = _varied_case(random.Random(3), 30)
+    result = evaluate(expected, actual)
+    rows = result.pairs
+    assert isinstance(rows, LazyTuple) and not rows.built
+    assert bool(rows) and len(rows) == len(tuple(rows))
+    plain = rows.items()
+    assert rows == plain and plain == rows and (rows != plain) is False and rows == LazyTuple(lambda: plain, len(plain))
+    assert repr(rows) == repr(plain) and rows[1:3] == plain[1:3] and rows[-1] == plain[-1]
+    one = (1,)
+    assert rows + one == plain + one and one + rows == one + plain and rows * 2 == plain * 2
+    assert list(reversed(rows)) == list(reversed(plain)) and plain[0] in rows and rows.index(plain[0]) == 0
+    assert pickle.loads(pickle.dumps(rows)) == plain and type(copy.copy(rows)) is tuple
+    again = pickle.loads(pickle.dumps(result))
+    assert type(again.pairs) is tuple and again == result and again.to_dict() == result.to_dict()
+    assert Evaluation(**{**{f: getattr(result, f) for f in attrs_fields(Evaluation)}, "pairs": plain}) == result
+
+
+def attrs_fields(cls: type) -> list[str]:
+    import attrs
+
+    return [f.name for f in attrs.fields(cls)]

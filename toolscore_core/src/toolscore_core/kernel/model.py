@@ -8,7 +8,8 @@ answer has ``is_error=None``, not ``False``; an argument an exporter did not rec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -26,6 +27,123 @@ def _as_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
     Typed loosely on purpose: with ``converter=tuple`` mypy infers the constructor argument
     as ``Iterable[_T_co]`` and rejects every call site."""
     return tuple(value)
+
+
+class LazyTuple(Sequence[Any]):
+    """A tuple built on first use: it reads, compares, prints, hashes and pickles as that tuple.
+
+    Why: an evaluation's explained rows (``Evaluation.pairs``) cost a tenth of scoring a
+    10k-call trace, and a caller that reads the score and the findings never looks at them;
+    they are built when something first reads them. ``len()`` is known without building.
+    A subclass of ``tuple`` is avoided on purpose: C code reads a tuple subclass's own
+    (empty) storage directly (``str.join``, ``json.dumps``), and would see nothing.
+    """
+
+    __slots__ = ("_build", "_items", "_length")
+
+    def __init__(self, build: Callable[[], tuple[Any, ...]], length: int) -> None:
+        self._build: Callable[[], tuple[Any, ...]] | None = build
+        self._items: tuple[Any, ...] | None = None
+        self._length = length
+
+    def items(self) -> tuple[Any, ...]:
+        """The tuple itself, built now if it was not yet."""
+        items = self._items
+        if items is None:
+            assert self._build is not None
+            items = self._items = self._build()
+            self._build = None  # let go of what the build needed
+            if len(items) != self._length:
+                raise AssertionError(f"lazy tuple built {len(items)} items, announced {self._length}")
+        return items
+
+    @property
+    def built(self) -> bool:
+        return self._items is not None
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.items()[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.items())
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(self.items())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.items()
+
+    def index(self, value: Any, start: int = 0, stop: int = sys.maxsize) -> int:
+        return self.items().index(value, start, stop)
+
+    def count(self, value: Any) -> int:
+        return self.items().count(value)
+
+    def __bool__(self) -> bool:
+        return self._length > 0
+
+    def __eq__(self, other: object) -> bool:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else self.items() == plain
+
+    def __ne__(self, other: object) -> bool:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else self.items() != plain
+
+    def __lt__(self, other: object) -> bool:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else self.items() < plain
+
+    def __le__(self, other: object) -> bool:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else self.items() <= plain
+
+    def __gt__(self, other: object) -> bool:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else self.items() > plain
+
+    def __ge__(self, other: object) -> bool:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else self.items() >= plain
+
+    def __hash__(self) -> int:
+        return hash(self.items())
+
+    def __add__(self, other: Any) -> tuple[Any, ...]:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else self.items() + plain
+
+    def __radd__(self, other: Any) -> tuple[Any, ...]:
+        plain = _plain_tuple(other)
+        return NotImplemented if plain is None else plain + self.items()
+
+    def __mul__(self, times: Any) -> tuple[Any, ...]:
+        return self.items() * times
+
+    __rmul__ = __mul__
+
+    def __repr__(self) -> str:
+        return repr(self.items())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (tuple, (self.items(),))  # a copy or a pickle is the plain tuple
+
+
+def _plain_tuple(value: object) -> tuple[Any, ...] | None:
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, LazyTuple):
+        return value.items()
+    return None
+
+
+def _as_rows(value: Iterable[Any]) -> tuple[Any, ...]:
+    """attrs converter of ``Evaluation.pairs``: as :func:`_as_tuple`, but a :class:`LazyTuple`
+    stays one (so storing the rows does not build them)."""
+    return value if isinstance(value, LazyTuple) else tuple(value)  # type: ignore[return-value]
 
 
 def seconds(value: Any) -> float | None:
@@ -223,7 +341,7 @@ class Evaluation:
     metrics: dict[str, Any] = attrs.field(factory=dict)
     findings: tuple[Finding, ...] = attrs.field(factory=tuple, converter=_as_tuple)
     policy_violations: list[dict[str, Any]] = attrs.field(factory=list)
-    pairs: tuple[CallPair, ...] = attrs.field(factory=tuple, converter=_as_tuple)
+    pairs: tuple[CallPair, ...] = attrs.field(factory=tuple, converter=_as_rows)  # rows may be a LazyTuple
     expected: tuple[ExpectedCall, ...] = attrs.field(factory=tuple, converter=_as_tuple)
     actual: Trace = attrs.field(factory=Trace)
     mode: str = "default"

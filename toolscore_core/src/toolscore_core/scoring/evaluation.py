@@ -48,7 +48,7 @@ from toolscore_core.scoring.contracts import as_contract, as_forbidden, load_con
 from toolscore_core.scoring.honesty import honesty
 from toolscore_core.scoring.matchers import canonical
 from toolscore_core.scoring.modes import DEFAULT_MODE, check_mode
-from toolscore_core.scoring.pairing import Pairing, pair_calls
+from toolscore_core.scoring.pairing import Pairing, PairRows, pair_calls
 from toolscore_core.scoring.tool_names import align_expected
 from toolscore_core.scoring.verdict import grade_for, verdict_for
 from toolscore_core.scoring.weight_names import current_weight_name
@@ -283,21 +283,31 @@ def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> 
 
     ``calls`` are the calls as recorded, so messages name the tool the agent really called
     even where a judge counted it as another. Each is built only if the cap keeps it."""
+    pairs = context.pairing.pairs
+    if isinstance(pairs, PairRows):  # rows not built yet: walk their outline, build only the rows shown
+        outline = ((i, j, tool_match, mismatched, functools.partial(pairs.row, k))
+                   for k, (i, j, tool_match, mismatched) in enumerate(pairs.outline()))
+    else:
+        outline = ((p.expected_index, p.actual_index, p.tool_match, bool(p.mismatches), functools.partial(_given, p))
+                   for p in pairs)
     expected = context.expected
     findings: list[Finding | _Later] = []
-    for pair in context.pairing.pairs:
-        i, j = pair.expected_index, pair.actual_index
-        if i is not None and (j is None or not pair.tool_match):
+    for i, j, tool_match, mismatched, row in outline:
+        if i is not None and (j is None or not tool_match):
             findings.append(_Later("missing-call", functools.partial(_missing_call, expected[i].tool, i, j, calls)))
-        if j is not None and (i is None or not pair.tool_match):
-            findings.append(_Later("unexpected-call", functools.partial(_unexpected_call, calls[j].tool, j, pair)))
-        if i is not None and j is not None and pair.tool_match:
+        if j is not None and (i is None or not tool_match):
+            findings.append(_Later("unexpected-call", functools.partial(_unexpected_call, calls[j].tool, j, row)))
+        if i is not None and j is not None and tool_match:
             call = calls[j]
-            if pair.mismatches:
-                findings.append(_Later("argument-mismatch", functools.partial(_argument_mismatch, call, i, j, pair)))
+            if mismatched:
+                findings.append(_Later("argument-mismatch", functools.partial(_argument_mismatch, call, i, j, row)))
             if call.denied or call.is_error is True:  # an unknown outcome is not a failure
                 findings.append(_Later("required-call-failed", functools.partial(_required_call_failed, call, i, j)))
     return findings
+
+
+def _given(pair: CallPair) -> CallPair:
+    return pair
 
 
 def _missing_call(tool: str, i: int, j: int | None, calls: tuple[ToolCall, ...]) -> Finding:
@@ -312,7 +322,8 @@ def _missing_call(tool: str, i: int, j: int | None, calls: tuple[ToolCall, ...])
     )
 
 
-def _unexpected_call(tool: str, j: int, pair: CallPair) -> Finding:
+def _unexpected_call(tool: str, j: int, row: Callable[[], CallPair]) -> Finding:
+    pair = row()
     return Finding(
         severity="info", code="unexpected-call",
         message=f"call {j + 1} {tool}: {pair.reason}",
@@ -322,7 +333,8 @@ def _unexpected_call(tool: str, j: int, pair: CallPair) -> Finding:
     )
 
 
-def _argument_mismatch(call: ToolCall, i: int, j: int, pair: CallPair) -> Finding:
+def _argument_mismatch(call: ToolCall, i: int, j: int, row: Callable[[], CallPair]) -> Finding:
+    pair = row()
     shown = "; ".join(
         f"{m['argument']}: {m['expected']} ≠ {m['actual']}" if m["problem"] == "mismatch"
         else f"{m['argument']}: {m['problem']}"

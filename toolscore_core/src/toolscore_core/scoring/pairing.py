@@ -41,7 +41,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.kernel.model import CallPair, ExpectedCall, ToolCall
+from toolscore_core.kernel.model import CallPair, ExpectedCall, LazyTuple, ToolCall
 from toolscore_core.scoring.matchers import Matcher, canonical, has_matcher, matches
 
 WINDOW = 256
@@ -605,73 +605,33 @@ def assemble_pairing(
     the expected indexes paired by identical arguments; ``notes`` maps an expected index to
     a sentence appended to its pair's reason; ``openings`` maps an expected index to the
     words that open its reason instead of "same tool `x`" (for a pair a judge made).
+
+    The credits and totals are computed here; the explained rows (``pairs``) are a
+    :class:`PairRows`, built when first read (see :class:`~toolscore_core.kernel.model.LazyTuple`).
     """
     credits: list[Credit | None] = [None] * len(expected)
     matched_units = expected_total = actual_total = 0
-    pairs: list[CallPair] = []
-    exact_reasons: dict[str, str] = {}  # tool -> the reason of its exact pairs, one string per tool
     for i, exp in enumerate(expected):
         partner = exp_to_act[i]
         if partner is None:
             expected_total += expected_units(exp)
             continue
-        if i in exact and exp.args is not None and not openings and not (notes and i in notes):
-            # the row _same_tool_pair gives an exact pair, built without its keyword parsing
-            units = len(exp.args) or 1
-            reason = exact_reasons.get(exp.tool)
-            if reason is None:
-                reason = exact_reasons[exp.tool] = f"same tool `{exp.tool}` with identical arguments"
-            c = _full_credit(units)
-            credits[i] = c
-            matched_units += units
-            expected_total += units
-            actual_total += units
-            pairs.append(_exact_row(i, partner, dict.fromkeys(exp.args, 1.0), reason))
-            continue
-        same = openings.get(i) if openings else None
-        pair, c = _same_tool_pair(i, partner, exp, actual[partner], exact=i in exact, same=same)
-        if notes and i in notes:
-            pair = attrs.evolve(pair, reason=f"{pair.reason}; {notes[i]}")
+        if exp.args is None:
+            c = _NO_CREDIT
+        elif i in exact:
+            c = _full_credit(len(exp.args) or 1)
+        else:
+            c = credit(exp, actual[partner])
         credits[i] = c
         matched_units += c.matched
         expected_total += c.expected_units
         actual_total += c.actual_units
-        pairs.append(pair)
-
-    missing = [i for i, j in enumerate(exp_to_act) if j is None]
-    extra = [j for j, i in enumerate(act_to_exp) if i is None]
-    expected_tools = {e.tool for e in expected}
-    # Show each missing expected call next to the extra call made in its place, in order:
-    # the reader sees "expected book_flight, got cancel_booking" on one row.
-    swap_candidates = [j for j in extra if actual[j].tool not in expected_tools]
-    for i, j in zip(missing, swap_candidates, strict=False):
-        pairs.append(CallPair(
-            expected_index=i, actual_index=j, score=0.0, tool_match=False,
-            reason=f"no call of `{expected[i].tool}` was made; `{actual[j].tool}` was called instead",
-        ))
-    shown_missing = set(missing[: len(swap_candidates)])
-    shown_extra = set(swap_candidates[: len(missing)])
-    for i in missing:
-        if i not in shown_missing:
-            pairs.append(CallPair(expected_index=i, actual_index=None, score=0.0, tool_match=False,
-                                  reason=f"expected call to `{expected[i].tool}` never happened"))
-    expected_count: dict[str, int] = defaultdict(int)
-    for e in expected:
-        expected_count[e.tool] += 1
-    for j in extra:
-        if j in shown_extra:
-            continue
-        tool = actual[j].tool
-        why = (f"extra call of `{tool}` (expected {expected_count[tool]} time(s))" if tool in expected_tools
-               else f"`{tool}` was not expected")
-        pairs.append(CallPair(expected_index=None, actual_index=j, score=0.0, tool_match=False, reason=why))
-    if not _rows_in_order(pairs):
-        pairs.sort(key=_row_order)
+    plan = _RowPlan(expected, actual, tuple(exp_to_act), tuple(act_to_exp), exact, credits, notes, openings)
     return Pairing(
-        expected_to_actual=tuple(exp_to_act),
-        actual_to_expected=tuple(act_to_exp),
+        expected_to_actual=plan.exp_to_act,
+        actual_to_expected=plan.act_to_exp,
         credits=tuple(credits),
-        pairs=tuple(pairs),
+        pairs=PairRows(plan),  # type: ignore[arg-type]  # reads as the tuple it builds
         matched_units=matched_units,
         expected_units=expected_total,
         actual_units=actual_total,
@@ -680,18 +640,127 @@ def assemble_pairing(
     )
 
 
-def _rows_in_order(pairs: list[CallPair]) -> bool:
-    """True when ``pairs`` is already sorted by :func:`_row_order` (then sorting keeps it as is).
+_NO_CREDIT = Credit(0, 0, 0)  # an expectation that checks no arguments
+# Kinds of row, in the order assemble_pairing has always listed them before sorting.
+_PAIRED, _SWAPPED, _MISSING, _EXTRA = range(4)
 
-    Why: the paired rows come in expected order, so a trace without a missing or extra
-    call needs no sort; checking costs one pass instead of a key call per row and a sort."""
-    last: tuple[float, float] | None = None
-    for pair in pairs:
-        key = _row_order(pair)
-        if last is not None and key < last:
+
+class _RowPlan:
+    """Which rows a pairing shows and in what order, and how to build each one.
+
+    Rows: every pair, in expected order; a missing expected call shown beside the extra
+    call made in its place (the reader sees "expected book_flight, got cancel_booking" on
+    one row); the other missing calls; the other extra calls; all sorted by (expected
+    index, or else actual index; actual index). The order is found from indexes alone,
+    so findings can walk it without building a row."""
+
+    def __init__(self, expected: Sequence[ExpectedCall], actual: Sequence[ToolCall],
+                 exp_to_act: tuple[int | None, ...], act_to_exp: tuple[int | None, ...],
+                 exact: set[int] | frozenset[int], credits: list[Credit | None],
+                 notes: Mapping[int, str] | None, openings: Mapping[int, str] | None) -> None:
+        self.expected, self.actual = expected, actual
+        self.exp_to_act, self.act_to_exp = exp_to_act, act_to_exp
+        self.exact, self.credits, self.notes, self.openings = exact, credits, notes, openings
+        self.missing = [i for i, j in enumerate(exp_to_act) if j is None]
+        self.extra = [j for j, i in enumerate(act_to_exp) if i is None]
+        self.expected_tools = {e.tool for e in expected} if self.extra else set()
+        self.swaps = [j for j in self.extra if actual[j].tool not in self.expected_tools][: len(self.missing)]
+        self.count = len(exp_to_act) + len(self.extra) - len(self.swaps)  # a swap row shows one missing, one extra
+        self._order: list[tuple[int, int, int, int, int]] | None = None
+        self._exact_reasons: dict[str, str] = {}  # tool -> the reason of its exact pairs, one string per tool
+        self._expected_count: dict[str, int] | None = None
+
+    def order(self) -> list[tuple[int, int, int, int, int]]:
+        """``(sort key, sort key, kind, expected index or -1, actual index or -1)`` per row, in order."""
+        if self._order is None:
+            rows = [(i, j, _PAIRED, i, j) for i, j in enumerate(self.exp_to_act) if j is not None]
+            shown = len(self.swaps)
+            tail = [(i, j, _SWAPPED, i, j) for i, j in zip(self.missing, self.swaps, strict=False)]
+            tail += [(i, -1, _MISSING, i, -1) for i in self.missing[shown:]]
+            shown_extra = set(self.swaps)
+            tail += [(j, j, _EXTRA, -1, j) for j in self.extra if j not in shown_extra]
+            if tail:  # paired rows are in order already; the few others are merged in
+                rows += tail
+                rows.sort()
+            self._order = rows
+        return self._order
+
+    def mismatched(self, i: int, j: int) -> bool:
+        """True when the same-tool pair (i, j) has argument problems (its row's ``mismatches``),
+        read from its credit: a checked expectation not fully matched, or extra arguments."""
+        args = self.expected[i].args
+        if args is None:
             return False
-        last = key
-    return True
+        c = self.credits[i]
+        assert c is not None
+        return self.actual[j].args is None or c.matched != c.expected_units or c.actual_units != c.expected_units
+
+    def build(self, kind: int, i: int, j: int) -> CallPair:
+        """The row of one entry of :meth:`order`."""
+        expected, actual = self.expected, self.actual
+        if kind == _PAIRED:
+            return self._paired(i, j)
+        if kind == _SWAPPED:
+            return CallPair(expected_index=i, actual_index=j, score=0.0, tool_match=False,
+                            reason=f"no call of `{expected[i].tool}` was made; `{actual[j].tool}` was called instead")
+        if kind == _MISSING:
+            return CallPair(expected_index=i, actual_index=None, score=0.0, tool_match=False,
+                            reason=f"expected call to `{expected[i].tool}` never happened")
+        tool = actual[j].tool
+        if self._expected_count is None:
+            self._expected_count = defaultdict(int)
+            for e in expected:
+                self._expected_count[e.tool] += 1
+        why = (f"extra call of `{tool}` (expected {self._expected_count[tool]} time(s))" if tool in self.expected_tools
+               else f"`{tool}` was not expected")
+        return CallPair(expected_index=None, actual_index=j, score=0.0, tool_match=False, reason=why)
+
+    def _paired(self, i: int, j: int) -> CallPair:
+        exp = self.expected[i]
+        notes, openings = self.notes, self.openings
+        if i in self.exact and exp.args is not None and not openings and not (notes and i in notes):
+            # the row _same_tool_pair gives an exact pair, built without its keyword parsing
+            reason = self._exact_reasons.get(exp.tool)
+            if reason is None:
+                reason = self._exact_reasons[exp.tool] = f"same tool `{exp.tool}` with identical arguments"
+            return _exact_row(i, j, dict.fromkeys(exp.args, 1.0), reason)
+        same = openings.get(i) if openings else None
+        pair, _ = _same_tool_pair(i, j, exp, self.actual[j], exact=i in self.exact, same=same)
+        if notes and i in notes:
+            pair = attrs.evolve(pair, reason=f"{pair.reason}; {notes[i]}")
+        return pair
+
+    def build_all(self) -> tuple[CallPair, ...]:
+        build = self.build
+        return tuple([build(kind, i, j) for _, _, kind, i, j in self.order()])
+
+
+class PairRows(LazyTuple):
+    """``Pairing.pairs``: the explained rows, built on first read, in the order of :class:`_RowPlan`.
+
+    :meth:`outline` and :meth:`row` let the evaluation's findings walk the rows and build
+    only the few it shows."""
+
+    __slots__ = ("_plan",)
+
+    def __init__(self, plan: _RowPlan) -> None:
+        super().__init__(plan.build_all, plan.count)
+        self._plan = plan
+
+    def outline(self) -> list[tuple[int | None, int | None, bool, bool]]:
+        """``(expected index, actual index, tool_match, has mismatches)`` of each row, in order."""
+        plan = self._plan
+        mismatched = plan.mismatched
+        return [(i, j, True, mismatched(i, j)) if kind == _PAIRED
+                else (None if i < 0 else i, None if j < 0 else j, False, False)
+                for _, _, kind, i, j in plan.order()]
+
+    def row(self, k: int) -> CallPair:
+        """Row ``k`` alone, equal to what the whole tuple holds (the same object once that is built)."""
+        if self.built:
+            return self.items()[k]
+        _, _, kind, i, j = self._plan.order()[k]
+        return self._plan.build(kind, i, j)
 
 
 _ROW_FIELDS = ("expected_index", "actual_index", "score", "tool_match", "argument_scores", "reason", "mismatches")
@@ -718,13 +787,6 @@ def _exact_row(i: int, j: int, scores: dict[str, float], reason: str) -> CallPai
     s_reason(row, reason)
     s_mismatches(row, ())
     return row
-
-
-def _row_order(pair: CallPair) -> tuple[float, float]:
-    e = pair.expected_index
-    a = pair.actual_index
-    first = e if e is not None else (a if a is not None else 0)
-    return (float(first), float(a if a is not None else -1))
 
 
 @functools.lru_cache(maxsize=64)
