@@ -225,10 +225,15 @@ def test_the_second_pass_reuses_the_first_passs_chunks(tmp_path, make_row, ghp, 
     second = mixed_rows(tmp_path / "b.jsonl", make_row, ghp, 50)
     cut: list[Path] = []
     spans = par._spans
-    monkeypatch.setattr(par, "_spans", lambda path, size=par.CHUNK_BYTES: cut.append(path) or spans(path, size))
+    monkeypatch.setattr(par, "_spans", lambda path, size=par.CHUNK_BYTES, digest=None: cut.append(path)
+                        or spans(path, size, digest))
     serial, pooled = both(tmp_path, [first, second])
     assert serial == pooled
-    assert cut == [first, second]  # once each, by the first pass
+    assert cut == [first, second]  # once each, by the first pass (which hashes them too)
+    manifest = json.loads((tmp_path / "pooled.jsonl.manifest.json").read_text())
+    from toolscore_export.canonical import file_sha256
+
+    assert [s["sha256"] for s in manifest["sources"]] == [file_sha256(first), file_sha256(second)]
     recorded: list[par.Span] = []
     with par.Workers(2) as workers:
         list(par.first_pass(first, workers, lambda torn: None, recorded))
@@ -252,3 +257,55 @@ def test_a_file_without_retries_keeps_no_line_set_and_one_retry_brings_it_back(t
     assert not latest.every and not latest.is_latest(0, 4) and latest.is_latest(0, 51) and latest.is_latest(0, 5)
     serial, pooled = both(tmp_path, [runs])
     assert serial == pooled and serial.count(b"\n") == 50 and serial.count(b'"attempts":2') == 1
+
+
+def _joined_spans(path: Path, size: int) -> list[par.Span]:
+    """The cut as it was first written (each chunk's bytes joined, then counted and stripped): the reference."""
+    held: list[int] | None = None
+    first, offset, out = 1, 0, []
+    with path.open("rb") as handle:
+        rest, parts = b"", []
+        while True:
+            block = handle.read(size)
+            cut = block.rfind(b"\n") + 1 if block else 0
+            if block and cut == 0:
+                parts.append(block)
+                continue
+            piece = b"".join([rest, *parts, block[:cut]]) if block else b"".join([rest, *parts])
+            rest, parts = block[cut:], []
+            if piece:
+                lines_in = piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
+                if held is not None and not piece.strip():
+                    held[2] += len(piece)
+                    held[3] += lines_in
+                else:
+                    if held is not None:
+                        out.append((*held, False))
+                    held = [first, offset, len(piece), lines_in]
+                first += lines_in
+                offset += len(piece)
+            if not block:
+                break
+    if held is not None:
+        out.append((*held, True))
+    return out
+
+
+def test_the_cut_counts_without_joining_and_hashes_the_file(tmp_path):
+    """Differential: random files of long lines, blank and whitespace-only lines (every byte
+    strip() removes), with and without a last newline, cut at many sizes, give the reference's
+    chunks; the digest fed by the cut is the file's hash."""
+    import hashlib
+    import random
+
+    rng = random.Random(20261204)
+    kinds = [b"", b" ", b"\t \r", b"\x0b\x0c", b'{"a":1}', b"x" * 40, b"\xc3\xa9 caf\xc3\xa9", b" {} "]
+    path = tmp_path / "runs.jsonl"
+    for _ in range(300):
+        lines = [rng.choice(kinds) * rng.randint(1, 3) for _ in range(rng.randint(0, 12))]
+        data = b"\n".join(lines) + rng.choice([b"", b"\n", b"\n\n \n"])
+        path.write_bytes(data)
+        for size in (1, 3, 7, 16, 64, 1 << 20):
+            digest = hashlib.sha256()
+            assert list(par._spans(path, size, digest)) == _joined_spans(path, size), (data, size)
+            assert digest.hexdigest() == hashlib.sha256(data).hexdigest()

@@ -17,6 +17,7 @@ reaches that chunk, so the first bad line in file order is the one reported, as 
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -142,32 +143,49 @@ class LineSet:
 Span = tuple[int, int, int, int, bool]  # a chunk's first line, offset, size, line count, and whether it is the last
 
 
-def _spans(path: Path, size: int = CHUNK_BYTES) -> Iterator[Span]:
-    """The file cut into chunks of about ``size`` bytes after a newline; trailing blank lines join the last."""
+_NON_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]").search  # a byte bytes.strip() keeps
+
+
+def _blank(pieces: list[bytes], block: bytes, cut: int) -> bool:
+    """Whether ``pieces`` and ``block[:cut]``, end to end, are whitespace only (``not joined.strip()``),
+    found without joining them or copying the block."""
+    return all(_NON_BLANK(piece) is None for piece in pieces) and _NON_BLANK(block, 0, cut) is None
+
+
+def _spans(path: Path, size: int = CHUNK_BYTES, digest: Any = None) -> Iterator[Span]:
+    """The file cut into chunks of about ``size`` bytes after a newline; trailing blank lines join the last.
+
+    Only offsets and counts are kept: a chunk's bytes are never joined or copied here (the
+    workers read them). ``digest`` (a hashlib object), when given, is fed every byte of the
+    file in order, so the file's hash comes with its cut instead of from a read of its own.
+    """
     held: list[int] | None = None  # first line, offset, size and line count of the chunk not yet given out
     first, offset = 1, 0
     with path.open("rb") as handle:
         rest = b""
-        parts: list[bytes] = []  # a line longer than a chunk, gathered without copying it again per read
+        parts: list[bytes] = []  # a line longer than a chunk, gathered across reads
         while True:
             block = handle.read(size)
+            if digest is not None:
+                digest.update(block)
             cut = block.rfind(b"\n") + 1 if block else 0
             if block and cut == 0:
                 parts.append(block)
                 continue
-            piece = b"".join([rest, *parts, block[:cut]]) if block else b"".join([rest, *parts])
-            rest, parts = block[cut:], []
-            if piece:
-                lines_in = piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
-                if held is not None and not piece.strip():  # blank lines only: keep them with the chunk before
-                    held[2] += len(piece)
+            pieces = [rest, *parts]  # before block[:cut]; neither holds a newline
+            length = sum(map(len, pieces)) + cut
+            if length:
+                lines_in = block.count(b"\n") if block else 1  # only the file's last line can lack a newline
+                if held is not None and _blank(pieces, block, cut):  # blank lines only: keep them with the chunk before
+                    held[2] += length
                     held[3] += lines_in
                 else:
                     if held is not None:
                         yield held[0], held[1], held[2], held[3], False
-                    held = [first, offset, len(piece), lines_in]
+                    held = [first, offset, length, lines_in]
                 first += lines_in
-                offset += len(piece)
+                offset += length
+            rest, parts = block[cut:], []
             if not block:
                 break
     if held is not None:
@@ -393,15 +411,16 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
 
 
 def first_pass(path: Path, workers: Workers, on_torn: Any, spans: list[Span] | None = None,
-               source: int = 0) -> Iterator[Any]:
+               source: int = 0, digest: Any = None) -> Iterator[Any]:
     """The cell hashes and places of the rows of ``path`` (its place ``source`` among the runs files),
     a chunk at a time in order, read by ``workers`` (see :func:`cell_ids`).
 
     ``spans`` gets the chunks the file was cut into, so the second pass
-    (:func:`encoded_rows`) need not read the whole file again to cut it the same way.
+    (:func:`encoded_rows`) need not read the whole file again to cut it the same way;
+    ``digest`` (a hashlib object) gets the file's bytes as the cut reads them.
     """
     def cut() -> Iterator[Span]:
-        for span in _spans(path, CHUNK_BYTES):
+        for span in _spans(path, CHUNK_BYTES, digest):
             if spans is not None:
                 spans.append(span)
             yield span

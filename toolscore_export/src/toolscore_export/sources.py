@@ -14,6 +14,7 @@ last row) and the second builds records. Memory is one dict entry per cell, neve
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 from array import array
 from collections.abc import Callable, Iterator
@@ -179,6 +180,7 @@ class LatestRows:
     repeats: dict[int, int] = attrs.field(factory=dict)  # source << 32 | line of a latest row -> rows of its cell
     spans: dict[int, list[Span]] = attrs.field(factory=dict)  # per source read by workers: its chunks
     every: bool = False
+    sha256: dict[int, str] = attrs.field(factory=dict)  # per source read by workers: its hash, taken by the cut
 
     def is_latest(self, index: int, line: int) -> bool:
         """Whether the valid row at ``line`` of source ``index`` is its cell's latest row."""
@@ -219,11 +221,14 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
     fast = _fast_loads()
     keys = CellKeys()
     spans: dict[int, list[Span]] = {}
+    hashes: dict[int, str] = {}
     for index, path in enumerate(paths):
         if fast is not None and workers is not None:
             spans[index] = []
-            for found in first_pass(path, workers, on_torn, spans[index], index):
+            digest = hashlib.sha256()
+            for found in first_pass(path, workers, on_torn, spans[index], index, digest):
                 keys.extend(found)
+            hashes[index] = digest.hexdigest()
             continue
         cells = (_cell_ids(path, fast, on_torn) if fast is not None else
                  ((line, data.get("cell_id")) for line, data in iter_json_objects(path, on_torn=on_torn,
@@ -232,7 +237,9 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
         for line, cell in cells:
             if isinstance(cell, str):  # anything else: the second pass names the line and what is wrong
                 keys.add(cell, where | line)
-    return _latest_of(paths, keys, spans, fast)
+    latest = _latest_of(paths, keys, spans, fast)
+    latest.sha256 = hashes
+    return latest
 
 
 def _latest_of(paths: list[Path], keys: CellKeys, spans: dict[int, list[Span]],
@@ -585,10 +592,14 @@ class Sources:
                                  hint="Name each source file once")
             resolved[key] = path
             kinds.append(detect_kind(path))
-        self.stats = [SourceStats(path=str(p), kind=k, sha256=file_sha256(p), size=p.stat().st_size,
-                                  format=RUN_ROW if k == RUN_ROW else EVALUATION_KIND if k == RECEIPT else None)
-                      for p, k in zip(self.paths, kinds, strict=True)]
+        sizes = [p.stat().st_size for p in self.paths]
         row_paths = [p for p, k in zip(self.paths, kinds, strict=True) if k == RUN_ROW]
+        count = choose_workers(self.workers, sum(n for n, k in zip(sizes, kinds, strict=True) if k == RUN_ROW))
+        # runs files the workers' first pass reads are hashed as the driver cuts them (latest_lines)
+        cut_hashes = count > 1 and bool(row_paths) and _fast_loads() is not None
+        self.stats = [SourceStats(path=str(p), kind=k, sha256="" if cut_hashes and k == RUN_ROW else file_sha256(p),
+                                  size=n, format=RUN_ROW if k == RUN_ROW else EVALUATION_KIND if k == RECEIPT else None)
+                      for p, k, n in zip(self.paths, kinds, sizes, strict=True)]
 
         def torn(line: Any) -> None:
             for stat in self.stats:
@@ -597,7 +608,6 @@ class Sources:
             if self.on_torn is not None:
                 self.on_torn(line)
 
-        count = choose_workers(self.workers, sum(s.size for s in self.stats if s.kind == RUN_ROW))
         with contextlib.ExitStack() as stack:
             workers = stack.enter_context(Workers(count)) if count > 1 and row_paths else None
             yield from self._runs(kinds, row_paths, torn, workers)
@@ -607,6 +617,9 @@ class Sources:
         from toolscore_core import InputError
 
         latest = latest_lines(row_paths, torn, workers) if row_paths else LatestRows()
+        for path, stat in zip(self.paths, self.stats, strict=True):
+            if not stat.sha256:  # a runs file hashed by its cut
+                stat.sha256 = latest.sha256.get(row_paths.index(path)) or file_sha256(path)
         run_ids: set[str] = set()
         for path, kind, stat in zip(self.paths, kinds, self.stats, strict=True):
             if kind == RUN_ROW and workers is not None:
