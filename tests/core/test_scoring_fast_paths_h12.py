@@ -218,3 +218,28 @@ def attrs_fields(cls: type) -> list[str]:
     import attrs
 
     return [f.name for f in attrs.fields(cls)]
+
+
+def test_scoring_does_not_import_cattrs_and_the_converters_still_work() -> None:
+    """cattrs is imported when something converts, not by every command's start-up."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import json, sys
+        from toolscore_core.scoring.evaluation import evaluate
+        evaluate([{"tool": "a", "args": {"x": 1}}], [{"tool": "a", "args": {"x": 2}}]).to_dict()
+        before = "cattrs" in sys.modules
+        import toolscore_core
+        from toolscore_core.kernel import model, providers
+        call = model.ToolCall(tool="a", args={"x": 1})
+        same = model.from_json_data(model.to_json_data(call), model.ToolCall) == call
+        request = providers.ModelRequest.from_dict({"model": "m", "messages": [{"role": "user", "text": "hi"}]})
+        print(json.dumps({"before": before, "same": same, "converter": type(toolscore_core.converter).__name__,
+                          "request": request.to_dict()["messages"][0]["role"]}))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"before": False, "same": True, "converter": "Converter", "request": "user"}

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
-import cattrs
+
+if TYPE_CHECKING:
+    import cattrs
+
+    converter: cattrs.Converter  # made on first use: see __getattr__
 
 SCHEMA_VERSION = "1"
 
@@ -366,24 +370,43 @@ class Evaluation:
 
 def make_converter() -> cattrs.Converter:
     """The one converter for every model class (JSON-safe primitives both ways)."""
+    import cattrs
+
     conv = cattrs.Converter(omit_if_default=False)
     return conv
 
 
-converter = make_converter()
+def __getattr__(name: str) -> Any:
+    """``converter``, made on first use.
+
+    Why: importing cattrs cost about 17 ms of every command's start-up (a third of
+    ``toolscore eval``'s imports of this module), and scoring never converts."""
+    if name == "converter":
+        return _converter()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _converter() -> cattrs.Converter:
+    made = globals().get("converter")
+    if made is None:
+        made = globals()["converter"] = make_converter()
+    return made
 
 
 def to_json_data(obj: Any) -> Any:
     """Unstructure a model object into JSON-safe primitives."""
-    return converter.unstructure(obj)
+    return _converter().unstructure(obj)
 
 
 def from_json_data(data: Any, cls: type[Any]) -> Any:
     """Structure JSON primitives into ``cls``; raise :class:`InputError` on a bad shape."""
     from toolscore_core.kernel.errors import InputError
 
+    conv = _converter()
+    import cattrs
+
     try:
-        return converter.structure(data, cls)
+        return conv.structure(data, cls)
     except (cattrs.BaseValidationError, TypeError, ValueError, KeyError) as exc:
         detail = "; ".join(cattrs.transform_error(exc)) if isinstance(exc, cattrs.BaseValidationError) else str(exc)
         raise InputError(f"not a valid {cls.__name__}: {detail}") from exc

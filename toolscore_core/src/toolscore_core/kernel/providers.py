@@ -97,15 +97,16 @@ The harness then makes it with the settings of the study's arm:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
-import cattrs
-from cattrs.strategies import configure_tagged_union
-from cattrs.v import format_exception
+
+if TYPE_CHECKING:
+    import cattrs
 
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.model import ToolCall, ToolDefinition
@@ -170,7 +171,7 @@ class _JsonRoundTrip:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe primitives; message items carry a ``role`` key naming their kind."""
-        data: dict[str, Any] = _converter.unstructure(self, unstructure_as=type(self))
+        data: dict[str, Any] = _converter().unstructure(self, unstructure_as=type(self))
         return data
 
     @classmethod
@@ -415,7 +416,13 @@ def _strict(kinds: tuple[type, ...], label: str) -> Any:
     return hook
 
 
-def _make_converter() -> cattrs.Converter:
+@functools.cache
+def _converter() -> cattrs.Converter:
+    """This module's strict converter, made on first use (importing cattrs cost every
+    command's start-up about 17 ms, and most commands never convert a message)."""
+    import cattrs
+    from cattrs.strategies import configure_tagged_union
+
     conv = cattrs.Converter(omit_if_default=False)
     conv.register_structure_hook(str, _strict((str,), "a string"))
     conv.register_structure_hook(int, _strict((int,), "an integer"))
@@ -423,9 +430,6 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook(bool, _strict((bool,), "true or false"))
     configure_tagged_union(Message, conv, tag_name="role", tag_generator=lambda cls: _ROLES[cls])
     return conv
-
-
-_converter = _make_converter()
 
 
 def _describe(exc: BaseException, type_: Any) -> str:
@@ -436,6 +440,8 @@ def _describe(exc: BaseException, type_: Any) -> str:
         return str(exc)
     if type_ is StopReason:
         return f"expected one of {', '.join(STOP_REASONS)}"
+    from cattrs.v import format_exception
+
     return format_exception(exc, type_)
 
 
@@ -443,8 +449,11 @@ def _structure(data: Any, cls: type[Any]) -> Any:
     if not isinstance(data, dict):
         raise InputError(f"not a valid {cls.__name__}", expected="a JSON object",
                          location="$")
+    conv = _converter()
+    import cattrs
+
     try:
-        return _converter.structure(data, cls)
+        return conv.structure(data, cls)
     except cattrs.BaseValidationError as exc:
         problems = cattrs.transform_error(exc, format_exception=_describe)
         raise InputError(f"not a valid {cls.__name__}: {'; '.join(problems)}") from None
