@@ -243,3 +243,55 @@ def test_scoring_does_not_import_cattrs_and_the_converters_still_work() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"before": False, "same": True, "converter": "Converter", "request": "user"}
+
+
+def _reference_cost(exp_idx: list[int], act_idx: list[int], expected: Any, actual: Any, matched: Any) -> Any:
+    """The window cost as one expression, as the pairing first wrote it."""
+    import numpy as np
+
+    n, m = len(exp_idx), len(act_idx)
+    act_args = [actual[j].args for j in act_idx]
+    checked = np.array([expected[i].args is not None for i in exp_idx], dtype=bool)
+    act_units = np.array([0 if a is None else len(a) for a in act_args], dtype=np.int64)
+    act_units_for_empty = np.array([0 if a is None else (len(a) or 1) for a in act_args], dtype=np.int64)
+    expects_nothing = np.array([expected[i].args == {} for i in exp_idx], dtype=bool)
+    precision_cost = np.where(checked[:, None],
+                              np.where(expects_nothing[:, None], act_units_for_empty[None, :], act_units[None, :]), 0)
+    not_succeeded = np.array([0 if actual[j].succeeded else 1 for j in act_idx], dtype=np.float64)
+    distance = np.abs(np.arange(n)[:, None] * (m / max(n, 1)) - np.arange(m)[None, :]) / (m + n + 1)
+    pairs_bound = float(min(n, m) + 1)
+    low = pairs_bound
+    mid = pairs_bound * low
+    big = float(int(act_units_for_empty.sum()) + 1) * mid
+    return (-matched.astype(np.float64) * big + precision_cost.astype(np.float64) * mid
+            + not_succeeded[None, :] * low + distance)
+
+
+def test_window_cost_is_bit_for_bit_the_one_expression_cost(monkeypatch: Any) -> None:
+    import numpy as np
+
+    from toolscore_core.kernel.model import ExpectedCall
+    from toolscore_core.scoring import pairing
+    from toolscore_core.scoring.matchers import Regex
+
+    rng = random.Random(5)
+    seen: list[Any] = []
+    real = pairing.strict_minima
+    monkeypatch.setattr(pairing, "strict_minima", lambda cost: seen.append(cost.copy()) or real(cost))
+    for _ in range(60):
+        n, m = rng.randrange(2, 40), rng.randrange(2, 40)
+        shapes = [None, {}, {"q": Regex("a.*")}] if rng.random() < 0.5 else []
+        expected = [ExpectedCall(tool="t", args=rng.choice([*shapes, {"q": f"a{rng.randrange(9)}", "p": rng.randrange(3)}]))
+                    for _ in range(n)]
+        actual = [ToolCall(tool="t", args=rng.choice([None, {}, {"q": f"a{rng.randrange(9)}"},
+                                                      {"q": f"a{rng.randrange(9)}", "p": rng.randrange(3), "x": 1}]),
+                           is_error=rng.random() < 0.2) for _ in range(m)]
+        exp_idx, act_idx = list(range(n)), list(range(m))
+        seen.clear()
+        pairs = pairing._solve_window(exp_idx, act_idx, expected, actual)
+        assert len(seen) == 1
+        matched = np.array([[pairing._matched_units(e.args, a.args) if e.args is not None else 0 for a in actual]
+                            for e in expected], dtype=np.int64)
+        reference = _reference_cost(exp_idx, act_idx, expected, actual, matched)
+        assert np.array_equal(seen[0], reference) and (np.signbit(seen[0]) == np.signbit(reference)).all()
+        assert len(pairs) == min(n, m)

@@ -237,18 +237,25 @@ def _solve_window(
                 matched += equal
             else:
                 matched[plain_rows] += equal
-    precision_cost = np.where(checked[:, None],
-                              np.where(expects_nothing[:, None], act_units_for_empty[None, :], act_units[None, :]), 0)
     not_succeeded = np.array([0 if actual[j].succeeded else 1 for j in act_idx], dtype=np.float64)
-    distance = np.abs(np.arange(n)[:, None] * (m / max(n, 1)) - np.arange(m)[None, :]) / (m + n + 1)
     # Lexicographic weights: each level's total over a whole assignment stays below one
     # unit of the level above (distance < 1 per pair; at most min(n, m) pairs).
     pairs_bound = float(min(n, m) + 1)
     low = pairs_bound
     mid = pairs_bound * low
     big = float(int(act_units_for_empty.sum()) + 1) * mid
-    cost = (-matched.astype(np.float64) * big + precision_cost.astype(np.float64) * mid
-            + not_succeeded[None, :] * low + distance)
+    # cost = -matched * big + precision * mid + not_succeeded * low + distance, added in that
+    # order in place (each cell gets the very same float operations as one expression would
+    # give it); a term the same on every row is added as one row, the distance is shared.
+    cost = matched * -big  # == -float(matched) * big, exactly
+    if checked.all() and not expects_nothing.any():  # every row charges an actual call its arguments
+        cost += act_units.astype(np.float64) * mid
+    else:
+        precision_cost = np.where(checked[:, None],
+                                  np.where(expects_nothing[:, None], act_units_for_empty[None, :], act_units[None, :]), 0)
+        cost += precision_cost.astype(np.float64) * mid
+    cost += not_succeeded * low
+    cost += _distance(n, m)
     obvious = strict_minima(cost)
     if obvious is not None:
         row_list, col_list = obvious
@@ -256,6 +263,19 @@ def _solve_window(
         row_ids, col_ids = linear_sum_assignment(cost)
         row_list, col_list = row_ids.tolist(), col_ids.tolist()
     return [(exp_idx[r], act_idx[c], int(matched[r, c])) for r, c in zip(row_list, col_list, strict=True)]
+
+
+@functools.lru_cache(maxsize=4)
+def _distance(n: int, m: int) -> Any:
+    """The position term of a window's cost: |row * m / n - column| / (m + n + 1), read-only.
+
+    Why cached: a long trace of one tool is solved in windows of the same shape, and this
+    matrix was three of the dozen full-matrix operations building each window's cost."""
+    import numpy as np
+
+    distance = np.abs(np.arange(n)[:, None] * (m / max(n, 1)) - np.arange(m)[None, :]) / (m + n + 1)
+    distance.flags.writeable = False
+    return distance
 
 
 def strict_minima(cost: Any) -> tuple[list[int], list[int]] | None:
