@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -181,6 +180,9 @@ def write_atomic(path: str | Path, text: str | Callable[[Any], None], *, what: s
     new one, never a mix. A file that cannot be written is an InputError naming it and
     ``what`` it was (``"the baseline"``, ``"the report"``).
     """
+    # imported here, not at the top: it pulls in shutil, random, bz2 and lzma, which reading never needs
+    import tempfile
+
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,9 @@ _SHAPES = {
 @functools.cache
 def load_schema(name: str) -> dict[str, Any]:
     """A shipped JSON Schema by name (``gold``, ``forbidden``, ``evaluation``)."""
+    # imported here: it pulls in tempfile and shutil, and a plain gold list needs no schema
+    from importlib import resources
+
     text = resources.files("toolscore_core.schemas").joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
