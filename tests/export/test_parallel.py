@@ -309,3 +309,85 @@ def test_the_cut_counts_without_joining_and_hashes_the_file(tmp_path):
             digest = hashlib.sha256()
             assert list(par._spans(path, size, digest)) == _joined_spans(path, size), (data, size)
             assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+def _harness_lines(make_row, count: int) -> list[bytes]:
+    """Rows as the harness writes them (the head a quick first pass reads the cell id off)."""
+    return [json.dumps(make_row(task=f"t{i % 30}", repetition=1 + i // 30, final_answer=f"caf\u00e9 {i}").to_dict(),
+                       ensure_ascii=False, separators=(",", ":")).encode() for i in range(count)]
+
+
+def _outcome(sources: list[Path], tmp_path: Path, workers: int) -> str | bytes:
+    out = tmp_path / f"quick-{workers}.jsonl"
+    try:
+        export_runs(sources, out, workers=workers)
+    except InputError as exc:
+        return f"{exc} | {exc.location}"
+    return out.read_bytes()
+
+
+HEAD_ONLY = b'{"run_record_version":"1","toolscore_version":"0.1.0","cell_id":"t99::careful::1","task_id":'
+
+
+@pytest.mark.parametrize("case", ["valid-then-not-json", "not-json-twice", "not-json-repeating-a-cell",
+                                  "second-file-not-json", "duplicate-cell-key", "escapes", "bad-bytes-in-id",
+                                  "shared-hash-not-json"])
+def test_a_quick_first_pass_gives_the_serial_records_and_errors(tmp_path, make_row, case, monkeypatch):
+    """Workers read cell ids off the lines' heads; whatever the lines hold after that head, the
+    records, and the error reported (the serial one: the first line that is not JSON comes before
+    any row that fails its check), are those of one process reading every line."""
+    from toolscore_export import sources as src
+
+    lines = _harness_lines(make_row, 200)
+    second: list[bytes] | None = None
+    if case == "valid-then-not-json":
+        lines[20] = lines[20].replace(b'"status":"completed"', b'"status":"paused"')  # fails the row check
+        lines[150] = HEAD_ONLY + b'"t3", "oops'  # not JSON, and its head reads as a cell
+    elif case == "not-json-twice":
+        lines[40] = HEAD_ONLY + b"]"
+        lines[120] = b"{not json"
+    elif case == "not-json-repeating-a-cell":
+        lines[199] = lines[199]  # a clean last line
+        lines[100] = lines[3][:-1]  # the same cell as line 4, cut short
+    elif case == "second-file-not-json":
+        lines[10] = lines[10].replace(b'"passed":true', b'"passed":"yes"')
+        second = _harness_lines(make_row, 50)
+        second[30] = HEAD_ONLY + b"@"
+    elif case == "duplicate-cell-key":  # valid JSON whose last "cell_id" (the one a parser keeps) repeats a cell
+        lines[50] = lines[50][:-1] + b',"cell_id":"t10::careful::4"}'  # line 101's cell: superseded by it
+        lines[60] = lines[60][:-1] + b',"extra":{"note":"cell_id"},"cell_id":"t11::careful::4"}'
+    elif case == "escapes":  # a key spelled with an escape is still "cell_id" to a parser
+        lines[70] = lines[70][:-1] + b',"cell\\u005fid":"t12::careful::4"}'
+        lines[80] = json.dumps(json.loads(lines[80]), ensure_ascii=True).encode()
+    elif case == "bad-bytes-in-id":
+        lines[90] = lines[90].replace(b'"cell_id":"t0::careful::4"', b'"cell_id":"t0::care\xff::4"')
+        lines[95] = lines[95].replace(b'"cell_id":"t5::careful::4"', b'"cell_id":"t5::care\tful::4"')
+    elif case == "shared-hash-not-json":  # rows sharing a hash are read again: the serial error still wins
+        lines[30] = HEAD_ONLY + b"{"
+        monkeypatch.setattr(src, "hash", lambda cell: len(cell) % 3, raising=False)
+    runs = tmp_path / "runs.jsonl"
+    runs.write_bytes(b"\n".join(lines) + b"\n")
+    sources = [runs]
+    if second is not None:
+        (tmp_path / "more.jsonl").write_bytes(b"\n".join(second) + b"\n")
+        sources.append(tmp_path / "more.jsonl")
+    serial = _outcome(sources, tmp_path, 1)
+    assert _outcome(sources, tmp_path, 2) == serial
+    if case in ("duplicate-cell-key", "escapes"):
+        assert isinstance(serial, bytes), serial
+        assert serial.count(b"\n") == 199 - (case == "duplicate-cell-key") and b'"attempts":2' in serial
+    else:
+        assert isinstance(serial, str), serial
+
+
+def test_the_cell_read_off_a_head_is_the_parsers(make_row):
+    from toolscore_export.sources import quick_cell
+
+    line = _harness_lines(make_row, 1)[0]
+    assert quick_cell(line) == json.loads(line)["cell_id"] == "t0::careful::1"
+    unversioned = line.replace(b'"toolscore_version":"0.1.0"', b'"toolscore_version":null')
+    assert quick_cell(unversioned) == "t0::careful::1"
+    for other in (b" " + line, line.replace(b'"toolscore_version":"0.1.0"', b'"toolscore_version":"0.\\u0031"'),
+                  line.replace(b"t0::careful::1", b"t0::care\\u0066ul::1"), line[:-1] + b',"cell_id":"x"}',
+                  line.replace(b'"toolscore_version":"0.1.0"', b'"toolscore_version":1'), line[:60]):
+        assert quick_cell(other) is None, other

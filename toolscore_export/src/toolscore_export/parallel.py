@@ -88,6 +88,7 @@ class Chunk:
     attempts: dict[int, int]
     spill: str | None = None  # a folder for the chunk's records (see encode_chunk), else they come back by pipe
     source: int = 0  # the file's place among the export's runs files (the first pass's row places)
+    quick: bool = False  # the first pass reads cell ids off the lines' heads where it can (quick_cell)
 
     def read(self) -> bytes:
         with open(self.path, "rb") as handle:
@@ -193,13 +194,14 @@ def _spans(path: Path, size: int = CHUNK_BYTES, digest: Any = None) -> Iterator[
 
 
 def _chunks_of(spans: Iterable[Span], path: Path, sha256: str, lines: LineSet | None,
-               attempts: dict[int, int], spill: str | None = None, source: int = 0) -> Iterator[Chunk]:
+               attempts: dict[int, int], spill: str | None = None, source: int = 0,
+               quick: bool = False) -> Iterator[Chunk]:
     """The chunks of ``spans``, each told its latest rows (``lines``; None: every row) and their attempts."""
     for first, offset, length, count, final in spans:
         inside = lines.between(first, first + count) if lines is not None else None
         yield Chunk(path=str(path), sha256=sha256, first=first, offset=offset, size=length, final=final,
                     latest=inside, attempts={n: attempts[n] for n in inside or () if n in attempts}, spill=spill,
-                    source=source)
+                    source=source, quick=quick)
 
 
 def _chunks(path: Path, sha256: str, lines: LineSet | None, attempts: dict[int, int],
@@ -379,7 +381,7 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
     """
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import TornLine
-    from toolscore_export.sources import CellKeys, _fast_loads, cell_of
+    from toolscore_export.sources import CellKeys, _fast_loads, cell_of, quick_cell
 
     fast = _fast_loads()
     assert fast is not None  # the pool reads the first pass only where orjson is installed
@@ -394,6 +396,11 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
             if not raw.strip():
                 continue
             number = chunk.first + index
+            if chunk.quick and not (chunk.final and index == last):  # a last line is parsed: it may be torn
+                cell = quick_cell(raw)
+                if cell is not None:
+                    keys.add(cell, where | number)
+                    continue
             try:
                 cell = cell_of(raw, number, path, fast)
             except InputError as exc:
@@ -411,7 +418,7 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
 
 
 def first_pass(path: Path, workers: Workers, on_torn: Any, spans: list[Span] | None = None,
-               source: int = 0, digest: Any = None) -> Iterator[Any]:
+               source: int = 0, digest: Any = None, *, quick: bool = False) -> Iterator[Any]:
     """The cell hashes and places of the rows of ``path`` (its place ``source`` among the runs files),
     a chunk at a time in order, read by ``workers`` (see :func:`cell_ids`).
 
@@ -425,7 +432,7 @@ def first_pass(path: Path, workers: Workers, on_torn: Any, spans: list[Span] | N
                 spans.append(span)
             yield span
 
-    chunks = _chunks_of(cut(), path, "", LineSet(bytearray()), {}, source=source)
+    chunks = _chunks_of(cut(), path, "", LineSet(bytearray()), {}, source=source, quick=quick)
     for result in workers.ordered(cell_ids, chunks):
         if isinstance(result, dict):
             _raise(result)

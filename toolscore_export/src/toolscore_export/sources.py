@@ -181,6 +181,7 @@ class LatestRows:
     spans: dict[int, list[Span]] = attrs.field(factory=dict)  # per source read by workers: its chunks
     every: bool = False
     sha256: dict[int, str] = attrs.field(factory=dict)  # per source read by workers: its hash, taken by the cut
+    unchecked: bool = False  # the first pass read some cell ids off the lines' heads (see first_pass_error)
 
     def is_latest(self, index: int, line: int) -> bool:
         """Whether the valid row at ``line`` of source ``index`` is its cell's latest row."""
@@ -202,7 +203,8 @@ class LatestRows:
         return self.lines[index], attempts
 
 
-def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Workers | None = None) -> LatestRows:
+def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Workers | None = None, *,
+                 quick: bool = False) -> LatestRows:
     """The latest row of each cell over ``paths`` in order (a later file's row wins); read by ``workers`` if given.
 
     How, in bounded memory: each row with a cell id gives two integers, the id's 64-bit hash
@@ -211,14 +213,57 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
     shared by several rows is a retried cell or, rarely, two cells whose hashes collide, so
     those rows are read again for their real ids and grouped by them: the result is exactly
     the serial rule's, keyed by the id.
+
+    ``quick``: workers read the cell id off the head of each line the harness wrote
+    (:func:`quick_cell`) instead of parsing the line; the result then says it is
+    ``unchecked``, and :func:`first_pass_error` must be asked before any later error is raised.
     """
     from toolscore_core import InputError
-    from toolscore_core.kernel.jsonl import iter_json_objects
 
     if len(paths) >= _MAX_SOURCES:
         raise InputError(f"{len(paths)} runs files are more than one export reads ({_MAX_SOURCES - 1})",
                          hint="Concatenate them first")
     fast = _fast_loads()
+    unchecked = quick and fast is not None and workers is not None
+    try:
+        latest = _read_latest(paths, on_torn, workers, fast, unchecked)
+    except Exception:
+        first = first_pass_error(paths) if unchecked else None  # a line read off its head may be the first
+        if first is not None:
+            raise first from None
+        raise
+    latest.unchecked = unchecked
+    return latest
+
+
+def first_pass_error(paths: list[Path]) -> Exception | None:
+    """The error the serial first pass meets over ``paths``, if any: the first line that is not
+    JSON (a torn last line is not one).
+
+    Why: a first pass that read cell ids off the lines' heads (:func:`quick_cell`) did not
+    parse every line, and the serial first pass raises such a line's error before any other
+    error of the export, so each error raised after a quick first pass comes here first.
+    An error path only: it parses every line of every runs file.
+    """
+    from toolscore_core import InputError
+    from toolscore_core.kernel.jsonl import iter_json_objects
+
+    fast = _fast_loads()
+    try:
+        for path in paths:
+            cells = (_cell_ids(path, fast, lambda torn: None) if fast is not None else
+                     iter_json_objects(path, on_torn=lambda torn: None, what="a run row"))
+            for _ in cells:
+                pass
+    except InputError as exc:
+        return exc
+    return None
+
+
+def _read_latest(paths: list[Path], on_torn: Callable[[Any], None], workers: Workers | None,
+                 fast: Callable[[bytes], Any] | None, quick: bool) -> LatestRows:
+    from toolscore_core.kernel.jsonl import iter_json_objects
+
     keys = CellKeys()
     spans: dict[int, list[Span]] = {}
     hashes: dict[int, str] = {}
@@ -226,7 +271,7 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
         if fast is not None and workers is not None:
             spans[index] = []
             digest = hashlib.sha256()
-            for found in first_pass(path, workers, on_torn, spans[index], index, digest):
+            for found in first_pass(path, workers, on_torn, spans[index], index, digest, quick=quick):
                 keys.extend(found)
             hashes[index] = digest.hexdigest()
             continue
@@ -337,6 +382,46 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
         on_torn(TornLine(file=path, line=number, offset=start, size=len(raw), reason=reason))
         return
     yield number, value
+
+
+_ROW_HEAD = b'{"run_record_version":"1","toolscore_version":'
+_CELL_KEY = b',"cell_id":"'
+
+
+def quick_cell(raw: bytes) -> str | None:
+    """The cell id of a line the harness's RunWriter wrote, read off the line's head; None when the
+    line is not plainly of that shape (it is parsed then).
+
+    Why: a first pass needs one key of each row, and parsing a whole row for it cost about a
+    tenth of an export. When the line parses, its ``cell_id`` is exactly this: the id is the
+    third key of the top-level object, written without an escape, and no other key of the
+    line can be ``cell_id`` (none is spelled so, and no ``\\u`` escape could spell one). Whether
+    the line parses at all is not known here: the second pass parses every line, and
+    :func:`first_pass_error` keeps the serial order of errors.
+    """
+    if not raw.startswith(_ROW_HEAD):
+        return None
+    at = len(_ROW_HEAD)
+    if raw.startswith(b"null", at):
+        at += 4
+    elif raw.startswith(b'"', at):
+        end = raw.find(b'"', at + 1)
+        if end < 0 or raw.find(b"\\", at, end) >= 0:
+            return None
+        at = end + 1
+    else:
+        return None
+    if not raw.startswith(_CELL_KEY, at):
+        return None
+    start = at + len(_CELL_KEY)
+    end = raw.find(b'"', start)
+    if (end < 0 or raw.find(b"\\", start, end) >= 0 or raw.find(b'"cell_id"', end) >= 0
+            or (raw.find(b"\\", end) >= 0 and raw.find(b"\\u", end) >= 0)):
+        return None
+    try:
+        return raw[start:end].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def cell_of(raw: bytes, number: int, path: Path, fast: Callable[[bytes], Any]) -> Any:
@@ -614,12 +699,22 @@ class Sources:
 
     def _runs(self, kinds: list[str], row_paths: list[Path], torn: Callable[[Any], None],
               workers: Workers | None) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
-        from toolscore_core import InputError
-
-        latest = latest_lines(row_paths, torn, workers) if row_paths else LatestRows()
+        latest = latest_lines(row_paths, torn, workers, quick=True) if row_paths else LatestRows()
         for path, stat in zip(self.paths, self.stats, strict=True):
             if not stat.sha256:  # a runs file hashed by its cut
                 stat.sha256 = latest.sha256.get(row_paths.index(path)) or file_sha256(path)
+        try:
+            yield from self._records(kinds, row_paths, workers, latest)
+        except Exception:
+            first = first_pass_error(row_paths) if latest.unchecked else None
+            if first is not None:  # the serial first pass's error comes before any other
+                raise first from None
+            raise
+
+    def _records(self, kinds: list[str], row_paths: list[Path], workers: Workers | None,
+                 latest: LatestRows) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
+        from toolscore_core import InputError
+
         run_ids: set[str] = set()
         for path, kind, stat in zip(self.paths, kinds, self.stats, strict=True):
             if kind == RUN_ROW and workers is not None:
