@@ -110,8 +110,10 @@ def call_status(call: Mapping[str, Any]) -> str:
 
 def correlate_ids(calls: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str | None]]:
     """``(call_id, call_id_source, source_call_id)`` per call: unique ids, synthesized where needed."""
-    given = [c.get("id") if isinstance(c.get("id"), str) and c.get("id") else None for c in calls]
+    given = [i if isinstance(i := c.get("id"), str) and i else None for c in calls]
     taken = {g for g in given if g is not None}
+    if len(taken) == len(given):  # every call has an id of its own (none is None): nothing to synthesize
+        return [(g, "source", g) for g in given if g is not None]
     used: set[str] = set()
     out: list[tuple[str, str, str | None]] = []
     for n, source_id in enumerate(given, start=1):
