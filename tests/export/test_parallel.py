@@ -331,11 +331,11 @@ HEAD_ONLY = b'{"run_record_version":"1","toolscore_version":"0.1.0","cell_id":"t
 
 @pytest.mark.parametrize("case", ["valid-then-not-json", "not-json-twice", "not-json-repeating-a-cell",
                                   "second-file-not-json", "duplicate-cell-key", "escapes", "bad-bytes-in-id",
-                                  "shared-hash-not-json"])
+                                  "shared-hash-not-json", "torn-last-line-with-a-head"])
 def test_a_quick_first_pass_gives_the_serial_records_and_errors(tmp_path, make_row, case, monkeypatch):
-    """Workers read cell ids off the lines' heads; whatever the lines hold after that head, the
-    records, and the error reported (the serial one: the first line that is not JSON comes before
-    any row that fails its check), are those of one process reading every line."""
+    """The first pass reads cell ids off the lines' heads (in one process and in workers); whatever
+    the lines hold after that head, the records, and the error reported (the first line that is
+    not JSON comes before any row that fails its check), are those of a first pass parsing every line."""
     from toolscore_export import sources as src
 
     lines = _harness_lines(make_row, 200)
@@ -365,15 +365,23 @@ def test_a_quick_first_pass_gives_the_serial_records_and_errors(tmp_path, make_r
     elif case == "shared-hash-not-json":  # rows sharing a hash are read again: the serial error still wins
         lines[30] = HEAD_ONLY + b"{"
         monkeypatch.setattr(src, "hash", lambda cell: len(cell) % 3, raising=False)
+    elif case == "torn-last-line-with-a-head":  # its head names line 6's cell: still no row, and heard of
+        lines.append(lines[5][:150])
     runs = tmp_path / "runs.jsonl"
     runs.write_bytes(b"\n".join(lines) + b"\n")
     sources = [runs]
     if second is not None:
         (tmp_path / "more.jsonl").write_bytes(b"\n".join(second) + b"\n")
         sources.append(tmp_path / "more.jsonl")
-    serial = _outcome(sources, tmp_path, 1)
-    assert _outcome(sources, tmp_path, 2) == serial
-    if case in ("duplicate-cell-key", "escapes"):
+    with monkeypatch.context() as parsed:  # the reference: every line parsed in the first pass
+        parsed.setattr(src, "quick_cell", lambda raw: None)
+        serial = _outcome(sources, tmp_path, 1)
+    assert _outcome(sources, tmp_path, 1) == _outcome(sources, tmp_path, 2) == serial
+    if case == "torn-last-line-with-a-head":
+        heard: list[object] = []
+        export_runs(sources, tmp_path / "heard.jsonl", workers=2, on_torn=heard.append)
+        assert isinstance(serial, bytes) and serial.count(b"\n") == 200 and len(heard) == 1
+    elif case in ("duplicate-cell-key", "escapes"):
         assert isinstance(serial, bytes), serial
         assert serial.count(b"\n") == 199 - (case == "duplicate-cell-key") and b'"attempts":2' in serial
     else:

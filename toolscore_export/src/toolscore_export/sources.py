@@ -224,7 +224,7 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
         raise InputError(f"{len(paths)} runs files are more than one export reads ({_MAX_SOURCES - 1})",
                          hint="Concatenate them first")
     fast = _fast_loads()
-    unchecked = quick and fast is not None and workers is not None
+    unchecked = quick and fast is not None
     try:
         latest = _read_latest(paths, on_torn, workers, fast, unchecked)
     except Exception:
@@ -275,7 +275,7 @@ def _read_latest(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
                 keys.extend(found)
             hashes[index] = digest.hexdigest()
             continue
-        cells = (_cell_ids(path, fast, on_torn) if fast is not None else
+        cells = (_cell_ids(path, fast, on_torn, quick) if fast is not None else
                  ((line, data.get("cell_id")) for line, data in iter_json_objects(path, on_torn=on_torn,
                                                                                     what="a run row")))
         where = index << _LINE_BITS
@@ -348,19 +348,22 @@ def _fast_loads() -> Callable[[bytes], Any] | None:
     return loads
 
 
-def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any], None]) -> Iterator[tuple[int, Any]]:
+def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any], None],
+              quick: bool = False) -> Iterator[tuple[int, Any]]:
     """``(line, cell_id)`` per non-blank line, like the kernel's reader but parsed by orjson.
 
     Why: the first pass needs one key of each row, and orjson parses a row in a third of the
     time. Whatever orjson refuses goes to the kernel's own parser, which either reads it
     (NaN, a byte order mark) or names the line; a torn last line is reported as the kernel
-    reports it. The cell id is a string either way, so the result cannot differ.
+    reports it. The cell id is a string either way, so the result cannot differ. ``quick``:
+    read it off the head of each line but the last where it can (:func:`quick_cell`).
     """
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import TornLine
 
     def cell(raw: bytes, number: int) -> Any:
-        return cell_of(raw, number, path, fast)
+        found = quick_cell(raw) if quick else None
+        return found if found is not None else cell_of(raw, number, path, fast)
 
     held: tuple[int, int, bytes] | None = None
     offset = 0
@@ -375,7 +378,7 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
         return
     number, start, raw = held
     try:
-        value = cell(raw, number)
+        value = cell_of(raw, number, path, fast)  # the last line is parsed: it may be torn
     except InputError as exc:
         why = "not valid UTF-8" if "UTF-8" in exc.message else "not valid JSON"
         reason = why if raw.endswith(b"\n") else f"no trailing newline, {why}"
