@@ -119,6 +119,8 @@ def _varied_case(rng: random.Random, n: int) -> tuple[list[dict[str, Any]], list
 
 
 def test_align_match_rows_equal_the_general_rows() -> None:
+    import attrs
+
     from toolscore_core.reports import alignment
     from toolscore_core.scoring.evaluation import evaluate
 
@@ -126,9 +128,12 @@ def test_align_match_rows_equal_the_general_rows() -> None:
     for n in (1, 5, 40, 300):
         expected, actual = _varied_case(rng, n)
         evaluation = evaluate(expected, actual)
+        rows = alignment.align(evaluation)  # read from the rows' outline: they are not built yet
+        assert not evaluation.pairs.built  # type: ignore[attr-defined]
+        built = attrs.evolve(evaluation, pairs=tuple(evaluation.pairs))
+        assert alignment.align(built) == rows
         by_expected = {p.expected_index: p for p in evaluation.pairs
                        if p.expected_index is not None and p.actual_index is not None}
-        rows = alignment.align(evaluation)
         fast = 0
         for row in rows:
             pair = by_expected.get(row.expected_index)

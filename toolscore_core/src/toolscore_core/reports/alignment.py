@@ -9,7 +9,7 @@ left unpaired side by side are shown on one row (``tool: 'book_flight' ≠
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -136,25 +136,21 @@ def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
     """Rows in expected order; unpaired actual calls fill unpaired expected rows, then trail."""
     expected = list(evaluation.expected)
     actual = list(evaluation.actual.calls)
-    by_expected: dict[int, CallPair] = {}
-    paired_actual: set[int] = set()
-    for pair in evaluation.pairs:
-        if pair.expected_index is not None and pair.actual_index is not None:
-            by_expected[pair.expected_index] = pair
-            paired_actual.add(pair.actual_index)
+    by_expected, pair_at = _paired(evaluation.pairs)
+    paired_actual = {found[0] for found in by_expected.values()}
     spare_actual = iter([i for i in range(len(actual)) if i not in paired_actual])
     judged = _judged(evaluation)
     rows: list[Row] = []
     for e_index, call in enumerate(expected):
         found = by_expected.get(e_index)
-        if found is not None and found.actual_index is not None and found.actual_index < len(actual):
-            got = actual[found.actual_index]
-            if found.tool_match and not found.mismatches and call.tool == got.tool and not judged:
-                rows.append(_match_row(len(rows) + 1, e_index, call, found.actual_index, got, call_limit))
+        if found is not None and found[0] < len(actual):
+            j, tool_match, mismatched, k = found
+            got = actual[j]
+            if tool_match and not mismatched and call.tool == got.tool and not judged:
+                rows.append(_match_row(len(rows) + 1, e_index, call, j, got, call_limit))
                 continue
-            rows.append(_paired_row(len(rows) + 1, e_index, call, found.actual_index,
-                                    actual[found.actual_index], found, call_limit,
-                                    judged.get((e_index, found.actual_index))))
+            rows.append(_paired_row(len(rows) + 1, e_index, call, j, got, pair_at(k), call_limit,
+                                    judged.get((e_index, j))))
             continue
         a_index = next(spare_actual, None)
         if a_index is None:
@@ -166,6 +162,26 @@ def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
         rows.append(Row(len(rows) + 1, None, a_index, None, actual[a_index], "unexpected",
                         call_limit=call_limit))
     return rows
+
+
+def _paired(pairs: Sequence[CallPair]) -> tuple[dict[int, tuple[int, bool, bool, int]], Callable[[int], CallPair]]:
+    """Expected index -> (actual index, tool_match, has mismatches, row number) of every row
+    pairing two calls, and how to get row ``k`` itself.
+
+    Why: the pairing's rows are built when first read (``Evaluation.pairs``); read from
+    their outline, the table builds only the rows it needs whole (those with a problem),
+    not the thousands of plain matches of a long trace."""
+    from toolscore_core.scoring.pairing import PairRows
+
+    if isinstance(pairs, PairRows):
+        outline: Sequence[tuple[int | None, int | None, bool, bool]] = pairs.outline()
+        pair_at: Callable[[int], CallPair] = pairs.row
+    else:
+        outline = [(p.expected_index, p.actual_index, p.tool_match, bool(p.mismatches)) for p in pairs]
+        pair_at = pairs.__getitem__
+    by_expected = {i: (j, tool_match, mismatched, k) for k, (i, j, tool_match, mismatched) in enumerate(outline)
+                   if i is not None and j is not None}
+    return by_expected, pair_at
 
 
 _ROW_FIELDS = ("number", "expected_index", "actual_index", "expected_call", "actual_call", "status", "problems",
