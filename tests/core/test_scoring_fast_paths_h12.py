@@ -301,3 +301,65 @@ def test_window_cost_is_bit_for_bit_the_one_expression_cost(monkeypatch: Any) ->
         reference = _reference_cost(exp_idx, act_idx, expected, actual, matched)
         assert np.array_equal(seen[0], reference) and (np.signbit(seen[0]) == np.signbit(reference)).all()
         assert len(pairs) == min(n, m)
+
+
+def _split_brackets(text: str) -> bytes:
+    """The brackets of JSON ``text`` outside strings, found by splitting at every quote."""
+    from toolscore_core.kernel import readlimits
+
+    data = text.encode("utf-8")
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return b"".join(data.translate(None, readlimits._NOT_STRUCTURE).split(b'"')[0::2])
+
+
+def _nested(rng: random.Random, depth: int) -> Any:
+    if depth <= 0 or rng.random() < 0.2:
+        return rng.choice(["", "a", "[", "]{", '"', "\\", '\\"[', "}}", "x\u00e9", 1, None, True])
+    if rng.random() < 0.5:
+        return [_nested(rng, depth - 1) for _ in range(rng.randrange(3))]
+    return {rng.choice(["k", "[", '"q"', "\\"]) + str(i): _nested(rng, depth - 1) for i in range(rng.randrange(3))}
+
+
+def _reference_shallow(text: str) -> bool:
+    """What ``_shallow_text`` answered when it split at every quote."""
+    from toolscore_core.kernel import readlimits
+
+    brackets = _split_brackets(text)
+    for _ in range(readlimits.MAX_NESTING):
+        if not brackets:
+            return True
+        reduced = readlimits._INNERMOST.sub(b"", brackets)
+        if len(reduced) == len(brackets):
+            return False
+        brackets = reduced
+    return not brackets
+
+
+def test_shallow_text_equals_the_split_at_every_quote() -> None:
+    import json
+
+    from toolscore_core.kernel import readlimits
+
+    rng = random.Random(9)
+    kinds = set()
+    for _ in range(400):
+        value = _nested(rng, rng.choice([3, 8])) if rng.random() < 0.7 else rng.choice([1, "a", None])
+        if rng.random() < 0.3:  # a chain deeper than the limit, or just within it
+            filler, key = rng.choice([("", "k"), ("[", "k["), ("}", "k")])
+            for _ in range(rng.choice([99, 101, 105])):
+                value = [value, filler] if rng.random() < 0.5 else {key: value}
+        text = json.dumps(value, ensure_ascii=rng.random() < 0.5)
+        assert readlimits._shallow_text(text) == _reference_shallow(text), text[:200]
+        kinds.add((any(c in s for s in _strings(value) for c in "[]{}"), _reference_shallow(text)))
+    assert len(kinds) == 4  # strings with and without brackets inside, shallow and deep texts
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    if isinstance(value, dict):
+        return [s for key, item in value.items() for s in [key, *_strings(item)]]
+    return []

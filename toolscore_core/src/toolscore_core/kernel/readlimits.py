@@ -127,7 +127,14 @@ def _shallow_text(text: str) -> bool:
         return False
     if b"\\" in data:
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    brackets = b"".join(data.translate(None, _NOT_STRUCTURE).split(b'"')[0::2])
+    structure = data.translate(None, _NOT_STRUCTURE)
+    # Strings with no bracket inside are adjacent quote pairs: removing them is one C pass,
+    # where splitting at every quote made a list of every string. When no quote is left,
+    # every pair removed was a whole string (the first quote can only pair with the next
+    # one, and so on), so this is what the split gives; else the split decides.
+    brackets = structure.replace(b'""', b"")
+    if b'"' in brackets:
+        brackets = b"".join(structure.split(b'"')[0::2])
     for _ in range(MAX_NESTING):
         if not brackets:
             return True
