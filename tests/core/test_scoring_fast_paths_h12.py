@@ -363,3 +363,15 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, dict):
         return [s for key, item in value.items() for s in [key, *_strings(item)]]
     return []
+
+
+def test_plain_calls_keep_the_durations_the_general_reader_keeps() -> None:
+    from toolscore_core.builtin.adapters import CustomCallListAdapter, _plain_calls
+
+    durations = [None, 0.0, -0.0, 0.01, 5e-324, 1e308, float("inf"), float("-inf"), float("nan"), -1.5, -0.5, 3, 10**400]
+    items = [{"tool": "t", "args": {}, "duration": d} for d in durations]
+    fast, plain = _plain_calls(items)
+    assert plain
+    general = tuple(CustomCallListAdapter()._call(item, [i]) for i, item in enumerate(items))
+    assert repr([c.duration for c in fast]) == repr([c.duration for c in general])
+    assert [type(c.duration) for c in fast] == [type(c.duration) for c in general]

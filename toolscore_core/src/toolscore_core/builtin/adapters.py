@@ -249,7 +249,9 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
         s_structured(call, None)
         s_is_error(call, is_error)
         s_error(call, error)
-        s_duration(call, None if duration is None else seconds(duration))
+        # a finite non-negative float is kept as it is, which is what seconds() gives it
+        s_duration(call, duration if type(duration) is float and 0 <= duration < _INFINITY
+                   else None if duration is None else seconds(duration))
         s_denied(call, False)
         s_denied_reason(call, None)
         s_provider(call, None)
@@ -260,6 +262,7 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
 
 
 _MISSING = object()
+_INFINITY = float("inf")
 
 
 @hookimpl
