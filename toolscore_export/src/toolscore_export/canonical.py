@@ -158,13 +158,14 @@ def loads_line(raw: bytes, text: str) -> Any:
     which also raises its errors.
     """
     if _FAST:
-        body = raw[:-1] if raw[-1:] == b"\n" else raw
         try:
-            value = _orjson.loads(body)
+            value = _orjson.loads(raw)  # a newline ending the line is whitespace to a parser: no copy without it
         except ValueError:  # orjson.JSONDecodeError
             pass
         else:
-            if _orjson.dumps(value) == body and not _may_need_normalising(body):
+            written = _orjson.dumps(value)
+            if (len(written) == len(raw) - (raw[-1:] == b"\n") and raw.startswith(written)
+                    and not _may_need_normalising(raw)):  # the newline makes no shape it looks for
                 return value
     return loads_prepared(text)
 

@@ -228,9 +228,10 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
     out: list[bytes] = []
     superseded = 0
     lines, last = chunk.lines()
+    name = path.name
     try:
         for offset, raw in enumerate(lines):
-            if not raw.strip():
+            if raw.isspace():  # a blank line (a line is never empty: it ends with its newline)
                 continue
             number = chunk.first + offset
             try:
@@ -243,7 +244,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
             if latest is not None and number not in latest:
                 superseded += 1
                 continue
-            record = row_record_of(data, text, path.name, chunk.sha256, number, chunk.attempts.get(number, 1))
+            record = row_record_of(data, text, name, chunk.sha256, number, chunk.attempts.get(number, 1))
             out.append(prepared_bytes(record, sort_keys=False))
             out.append(b"\n")
     except InputError as exc:
@@ -393,7 +394,7 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
     try:
         for index, raw in enumerate(lines):
             start, offset = offset, offset + len(raw)
-            if not raw.strip():
+            if raw.isspace():  # a blank line (never empty: see Chunk.lines)
                 continue
             number = chunk.first + index
             if chunk.quick and not (chunk.final and index == last):  # a last line is parsed: it may be torn
