@@ -375,3 +375,20 @@ def test_plain_calls_keep_the_durations_the_general_reader_keeps() -> None:
     general = tuple(CustomCallListAdapter()._call(item, [i]) for i, item in enumerate(items))
     assert repr([c.duration for c in fast]) == repr([c.duration for c in general])
     assert [type(c.duration) for c in fast] == [type(c.duration) for c in general]
+
+
+def test_custom_adapter_detects_as_the_set_rule_does() -> None:
+    from collections import OrderedDict
+
+    from toolscore_core.builtin.adapters import _CALL_FIELDS, CustomCallListAdapter
+
+    rng = random.Random(4)
+    keys = [*sorted(_CALL_FIELDS), "name", "arguments", "extra", "tool"]
+    adapter = CustomCallListAdapter()
+    for _ in range(300):
+        calls: list[Any] = []
+        for _ in range(rng.randrange(1, 4)):
+            call = {key: 1 for key in rng.sample(keys, rng.randrange(1, 4))}
+            calls.append(OrderedDict(call) if rng.random() < 0.2 else call)
+        by_sets = all(isinstance(c, dict) and "tool" in c and set(c) <= _CALL_FIELDS for c in calls)
+        assert (adapter.detect(calls) == 0.9) == by_sets

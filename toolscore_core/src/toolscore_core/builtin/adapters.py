@@ -76,7 +76,7 @@ class CustomCallListAdapter(TraceAdapter):
         if isinstance(calls, (list, tuple)):
             if not calls:
                 return 0.05  # an empty run: ours, weakly, so evaluate(actual=[]) scores 0
-            if all(isinstance(c, dict) and "tool" in c and set(c) <= _CALL_FIELDS for c in calls):
+            if all(isinstance(c, dict) and "tool" in c and c.keys() <= _CALL_FIELDS for c in calls):  # no set per call
                 return 0.9
             if all(_named(c) and set(c) <= _KNOWN_FIELDS for c in calls):
                 # tool-scorer's spellings (name/arguments/output, cost, timestamp): ours, a little less surely

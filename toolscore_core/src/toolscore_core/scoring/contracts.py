@@ -164,7 +164,7 @@ def expected_calls(data: Any, *, file: str | Path | None = None, prefix: Sequenc
     if isinstance(data, tuple):
         data = list(data)
     if isinstance(data, list):
-        data = [_plain(item) for item in data]
+        data = [item if type(item) is dict else _plain(item) for item in data]  # a dict is already plain
         plain = _plain_expected(data, file, prefix)
         if plain is not None:
             return plain
