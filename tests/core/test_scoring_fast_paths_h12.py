@@ -392,3 +392,67 @@ def test_custom_adapter_detects_as_the_set_rule_does() -> None:
             calls.append(OrderedDict(call) if rng.random() < 0.2 else call)
         by_sets = all(isinstance(c, dict) and "tool" in c and set(c) <= _CALL_FIELDS for c in calls)
         assert (adapter.detect(calls) == 0.9) == by_sets
+
+
+def _matcher_value(rng: random.Random, depth: int = 0) -> Any:
+    from toolscore_core.scoring.matchers import ANY, Regex
+
+    roll = rng.random()
+    if roll < 0.1:
+        return rng.choice([ANY, Regex("a.*")])
+    if roll < 0.2 and depth < 3:
+        return {f"k{i}": _matcher_value(rng, depth + 1) for i in range(rng.randrange(3))}
+    if roll < 0.3 and depth < 3:
+        return [_matcher_value(rng, depth + 1) for _ in range(rng.randrange(3))]
+    return rng.choice(["a", 1, 2.5, True, None, (1, 2), b"x"])
+
+
+def _reference_has_matcher(value: Any) -> bool:
+    """Any matcher anywhere, found by walking every value with a stack (the rule itself)."""
+    from collections.abc import Mapping
+
+    from toolscore_core.scoring.matchers import Matcher
+
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        found = isinstance(item, Matcher)
+        children = item.values() if isinstance(item, Mapping) else item if isinstance(item, (list, tuple)) else ()
+        if found:
+            return True
+        stack.extend(children)
+    return False
+
+
+def test_has_matcher_on_dicts_answers_as_the_walk_does() -> None:
+    from toolscore_core.scoring.matchers import has_matcher
+
+    rng = random.Random(21)
+    answers = set()
+    for _ in range(2000):
+        value = {f"a{i}": _matcher_value(rng) for i in range(rng.randrange(4))}
+        answers.add(has_matcher(value))
+        assert has_matcher(value) == _reference_has_matcher(value), value
+    assert answers == {True, False}
+
+
+def test_gold_forms_are_found_as_the_walk_finds_them() -> None:
+    from toolscore_core.scoring.contracts import _plain_expected
+    from toolscore_core.scoring.matchers import has_dollar_key
+
+    rng = random.Random(22)
+    forms = {"$regex": "a.*"}
+    for _ in range(500):
+        args = {rng.choice(["q", "a$b", "$literal", "x"]) + str(i): rng.choice(["v", 1, None, forms, [forms], {"n": forms},
+                                                                              [1, 2], {"n": 1}, {"$x": 1}])
+                for i in range(rng.randrange(4))}
+        if "$literal0" in args or "$literal1" in args or "$literal2" in args:
+            continue  # a $literal form needs an object value; not what this test is about
+        data = [{"tool": "t", "args": args}]
+        try:
+            built = _plain_expected(data, None, ())
+        except Exception:  # an invalid form: both ways must have looked at it
+            assert has_dollar_key(args)
+            continue
+        assert built is not None
+        assert (built[0].args is not args) == has_dollar_key(args)  # parsed (a new dict) exactly when forms are there

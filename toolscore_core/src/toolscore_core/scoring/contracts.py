@@ -180,6 +180,7 @@ def expected_calls(data: Any, *, file: str | Path | None = None, prefix: Sequenc
 
 
 _EXPECTED_KEYS = frozenset({"tool", "args", "description"})
+_CONTAINERS = frozenset({dict, list})  # the value types has_dollar_key looks into
 _EXPECTED_SLOTS = ("tool", "args", "description")
 # Setting slots directly is only sound while ExpectedCall has exactly these fields and no
 # validator or converter; otherwise every list takes the general path.
@@ -220,10 +221,11 @@ def _plain_expected(data: list[Any], file: str | Path | None,
             if type(args) is not dict:
                 return None
             try:
-                "".join(args)  # C-level: fails exactly when a key is not a str
+                names = "".join(args)  # C-level: fails exactly when a key is not a str
             except TypeError:
                 return None
-            if has_dollar_key(args):
+            # a "$" key, or a dict or list value to look into: only then walk the arguments
+            if ("$" in names or not _CONTAINERS.isdisjoint(map(type, args.values()))) and has_dollar_key(args):
                 forms.append(i)
         call = new(ExpectedCall)
         set_tool(call, tool)

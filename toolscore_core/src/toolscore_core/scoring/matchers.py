@@ -312,6 +312,7 @@ class IsType(Matcher):
 
 
 _SCALARS = frozenset({str, int, float, bool})
+_PLAIN_TYPES = _SCALARS | {type(None)}  # the values in which no matcher can sit
 
 
 def matches(expected: Any, actual: Any) -> bool:
@@ -354,6 +355,8 @@ def has_matcher(value: Any) -> bool:
     if kind in _SCALARS or value is None:
         return False
     if kind is dict:  # fast path for the usual flat argument dict
+        if _PLAIN_TYPES.issuperset(map(type, value.values())):  # every value a plain scalar: one C-level pass
+            return False
         return any(type(v) not in _SCALARS and v is not None and has_matcher(v) for v in value.values())
     if isinstance(value, Matcher):
         return True
