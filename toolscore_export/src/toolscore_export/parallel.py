@@ -1,6 +1,6 @@
 """Run rows of large runs files turned into record lines by worker processes, in file order.
 
-Why: a record costs about 130 µs of CPU in one process (parsing, the row check, the record
+Why: a record costs about 55 µs of CPU in one process (parsing, the row check, the record
 and its hashes, the encoding), and a large runs file has hundreds of thousands of them; the
 work of one row never depends on another once the first pass knows which lines are the
 latest rows. So the driver reads the file in chunks of whole lines, workers turn each chunk
@@ -11,7 +11,9 @@ chunks are in flight (memory stays bounded whatever the file's size), and the by
 those of the serial path: a worker runs the same functions on the same lines.
 
 A worker that meets a bad line sends the error's fields back; the driver raises it when it
-reaches that chunk, so the first bad line in file order is the one reported, as serially.
+reaches that chunk, so the first bad line in file order is the one reported, as serially
+(after a first pass that read cell ids off the lines' heads, a line that is not JSON still
+comes first: see :func:`toolscore_export.sources.first_pass_error`).
 """
 
 from __future__ import annotations

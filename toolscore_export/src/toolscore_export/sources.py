@@ -1,4 +1,5 @@
-"""Read export sources as :class:`RunInput` s, streaming: run rows, receipts, trace files.
+"""Read export sources, streaming: run rows (as their records), receipts and trace files (as
+:class:`RunInput` s).
 
 Which kind a file is comes from its content, never its name: a first line holding
 ``run_record_version`` is a runs file of the agent harness, an object (or a first line) of
@@ -8,7 +9,8 @@ one of them, the ``mcp`` adapter).
 
 Runs files are read twice, one line at a time: the first pass learns which line is the
 latest row of each cell (the kernel's rule: a retried or resumed cell counts once, by its
-last row) and the second builds records. Memory is one dict entry per cell, never a row.
+last row) and the second builds records. Memory is two 64-bit integers per row (its cell's
+hash and its place), and one bit per line when some cell has several rows: never a row or a cell id.
 """
 
 from __future__ import annotations
@@ -214,9 +216,10 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
     those rows are read again for their real ids and grouped by them: the result is exactly
     the serial rule's, keyed by the id.
 
-    ``quick``: workers read the cell id off the head of each line the harness wrote
-    (:func:`quick_cell`) instead of parsing the line; the result then says it is
-    ``unchecked``, and :func:`first_pass_error` must be asked before any later error is raised.
+    ``quick``: the first pass (in workers or here) reads the cell id off the head of each line
+    the harness wrote (:func:`quick_cell`) instead of parsing the line; the result then says
+    it is ``unchecked``, and :func:`first_pass_error` must be asked before any later error is
+    raised.
     """
     from toolscore_core import InputError
 
