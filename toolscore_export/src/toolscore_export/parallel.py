@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-CHUNK_BYTES = 1 << 19  # ~350 rows; 1 MiB cost more worker CPU in 8 of 8 A/B rounds (median ~9%): cache misses
+CHUNK_BYTES = 1 << 19  # ~350 rows; 1 MiB cost more worker CPU in 8 of 8 A/B rounds (median ~9%), likely cache effects
 AUTO_MIN_BYTES = 16 << 20  # below this (about 10,000 rows) starting workers costs more than it saves
 MAX_AUTO_WORKERS = 4
 
