@@ -456,3 +456,22 @@ def test_gold_forms_are_found_as_the_walk_finds_them() -> None:
             continue
         assert built is not None
         assert (built[0].args is not args) == has_dollar_key(args)  # parsed (a new dict) exactly when forms are there
+
+
+def test_blocks_indexed_from_the_argument_keys_pair_as_from_the_values() -> None:
+    from toolscore_core.kernel.model import ExpectedCall
+    from toolscore_core.scoring import pairing
+    from toolscore_core.scoring.matchers import canonical
+
+    rng = random.Random(31)
+    for _ in range(20):
+        n, m = rng.randrange(20, 90), rng.randrange(20, 90)
+        expected = [ExpectedCall(tool="t", args={"q": f"v{rng.randrange(40)}", "p": rng.randrange(3),
+                                                 "b": rng.choice([True, 1, "1"])}) for _ in range(n)]
+        actual = [ToolCall(tool="t", args=rng.choice([None, {}, {"q": f"v{rng.randrange(40)}", "p": rng.randrange(3),
+                                                                 "b": rng.choice([True, 1, 1.0, "1"])}]))
+                  for _ in range(m)]
+        keys = [None if c.args is None else canonical(c.args) for c in actual]
+        window = rng.choice([8, 16])  # below the block sizes: the index is built
+        plain = pairing._assign_block(list(range(n)), list(range(m)), expected, actual, window)
+        assert pairing._assign_block(list(range(n)), list(range(m)), expected, actual, window, keys) == plain

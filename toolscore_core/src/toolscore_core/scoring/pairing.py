@@ -471,12 +471,24 @@ def _affinity_candidates(
     return sorted(ranked[:limit])
 
 
+def _argument_pairs(args: dict[str, Any], key: Any) -> Any:
+    """The ``(name, canonical(value))`` pairs of an actual call's ``args``.
+
+    ``key`` may be ``canonical(args)`` already computed (None when not): its frozenset holds
+    exactly these pairs (in another order, which the index built from them does not
+    depend on), so the values are not hashed a second time."""
+    if key is not None and key[0] == "d":
+        return key[1]
+    return [(name, canonical(value)) for name, value in args.items()]
+
+
 def _assign_block(
     exp_idx: list[int],
     act_idx: list[int],
     expected: Sequence[ExpectedCall],
     actual: Sequence[ToolCall],
     window: int,
+    actual_keys: Sequence[Any] | None = None,
 ) -> list[tuple[int, int]]:
     """Pair the remaining calls of one tool, window by window, until one side is used up.
 
@@ -486,6 +498,9 @@ def _assign_block(
     shared by more than POSTING_LIMIT calls are ignored), keeping only pairs that match at
     least one argument; (B) whatever is left is paired in trace order, window by window,
     so every call that can be paired is.
+
+    ``actual_keys``: ``canonical(args)`` of the actual calls, when the caller has them, so
+    the index does not hash every value again.
     """
     result: list[tuple[int, int]] = []
     if len(exp_idx) > window or len(act_idx) > window:
@@ -493,8 +508,8 @@ def _assign_block(
         for j in act_idx:
             args = actual[j].args
             if args:
-                for key, value in args.items():
-                    postings[(key, canonical(value))].append(j)
+                for pair in _argument_pairs(args, actual_keys[j] if actual_keys is not None else None):
+                    postings[pair].append(j)
         postings = {k: v for k, v in postings.items() if len(v) <= POSTING_LIMIT}
         remaining = set(act_idx)
         leftover: list[int] = []
@@ -557,9 +572,11 @@ def pair_calls(
     # A key held by one call maps to its index; only a key shared by several calls gets the
     # two queues (succeeded first), so a trace of distinct calls builds no deque at all.
     by_key: dict[tuple[str, Any], int | tuple[deque[int], deque[int]]] = {}
+    if actual_keys is None:
+        actual_keys = [None if call.args is None else _exact_key(call.args) for call in actual]
     for j, call in enumerate(actual):
         if call.args is not None:
-            key = (call.tool, actual_keys[j] if actual_keys is not None else _exact_key(call.args))
+            key = (call.tool, actual_keys[j])
             held = by_key.setdefault(key, j)
             if isinstance(held, int):
                 if held == j:
@@ -600,7 +617,7 @@ def pair_calls(
         a_list = rest_a.get(tool)
         if not a_list:
             continue
-        for i, j in _assign_block(e_list, a_list, expected, actual, window):
+        for i, j in _assign_block(e_list, a_list, expected, actual, window, actual_keys):
             exp_to_act[i] = j
             act_to_exp[j] = i
 
