@@ -23,7 +23,7 @@ import difflib
 import functools
 import gc
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -284,30 +284,28 @@ def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> 
     ``calls`` are the calls as recorded, so messages name the tool the agent really called
     even where a judge counted it as another. Each is built only if the cap keeps it."""
     pairs = context.pairing.pairs
+    outline: Iterable[tuple[int | None, int | None, bool, bool]]
     if isinstance(pairs, PairRows):  # rows not built yet: walk their outline, build only the rows shown
-        outline = ((i, j, tool_match, mismatched, functools.partial(pairs.row, k))
-                   for k, (i, j, tool_match, mismatched) in enumerate(pairs.outline()))
+        outline, row_at = pairs.outline(), pairs.row
     else:
-        outline = ((p.expected_index, p.actual_index, p.tool_match, bool(p.mismatches), functools.partial(_given, p))
-                   for p in pairs)
+        outline = ((p.expected_index, p.actual_index, p.tool_match, bool(p.mismatches)) for p in pairs)
+        row_at = pairs.__getitem__
     expected = context.expected
     findings: list[Finding | _Later] = []
-    for i, j, tool_match, mismatched, row in outline:
+    for k, (i, j, tool_match, mismatched) in enumerate(outline):
         if i is not None and (j is None or not tool_match):
             findings.append(_Later("missing-call", functools.partial(_missing_call, expected[i].tool, i, j, calls)))
         if j is not None and (i is None or not tool_match):
-            findings.append(_Later("unexpected-call", functools.partial(_unexpected_call, calls[j].tool, j, row)))
+            findings.append(_Later("unexpected-call", functools.partial(_unexpected_call, calls[j].tool, j,
+                                                                        functools.partial(row_at, k))))
         if i is not None and j is not None and tool_match:
             call = calls[j]
             if mismatched:
-                findings.append(_Later("argument-mismatch", functools.partial(_argument_mismatch, call, i, j, row)))
+                findings.append(_Later("argument-mismatch", functools.partial(_argument_mismatch, call, i, j,
+                                                                              functools.partial(row_at, k))))
             if call.denied or call.is_error is True:  # an unknown outcome is not a failure
                 findings.append(_Later("required-call-failed", functools.partial(_required_call_failed, call, i, j)))
     return findings
-
-
-def _given(pair: CallPair) -> CallPair:
-    return pair
 
 
 def _missing_call(tool: str, i: int, j: int | None, calls: tuple[ToolCall, ...]) -> Finding:

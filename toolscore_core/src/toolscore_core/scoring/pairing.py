@@ -722,16 +722,6 @@ class _RowPlan:
             self._order = rows
         return self._order
 
-    def mismatched(self, i: int, j: int) -> bool:
-        """True when the same-tool pair (i, j) has argument problems (its row's ``mismatches``),
-        read from its credit: a checked expectation not fully matched, or extra arguments."""
-        args = self.expected[i].args
-        if args is None:
-            return False
-        c = self.credits[i]
-        assert c is not None
-        return self.actual[j].args is None or c.matched != c.expected_units or c.actual_units != c.expected_units
-
     def build(self, kind: int, i: int, j: int) -> CallPair:
         """The row of one entry of :meth:`order`."""
         expected, actual = self.expected, self.actual
@@ -785,12 +775,24 @@ class PairRows(LazyTuple):
         self._plan = plan
 
     def outline(self) -> list[tuple[int | None, int | None, bool, bool]]:
-        """``(expected index, actual index, tool_match, has mismatches)`` of each row, in order."""
+        """``(expected index, actual index, tool_match, has mismatches)`` of each row, in order.
+
+        A same-tool pair has argument problems (its row's ``mismatches``) when its
+        expectation is checked and the actual arguments were not recorded, or its credit
+        shows a checked unit not matched or extra arguments."""
         plan = self._plan
-        mismatched = plan.mismatched
-        return [(i, j, True, mismatched(i, j)) if kind == _PAIRED
-                else (None if i < 0 else i, None if j < 0 else j, False, False)
-                for _, _, kind, i, j in plan.order()]
+        expected, actual, credits = plan.expected, plan.actual, plan.credits
+        rows: list[tuple[int | None, int | None, bool, bool]] = []
+        append = rows.append
+        for _, _, kind, i, j in plan.order():
+            if kind != _PAIRED:
+                append((None if i < 0 else i, None if j < 0 else j, False, False))
+                continue
+            c = credits[i]
+            assert c is not None
+            append((i, j, True, expected[i].args is not None and (
+                actual[j].args is None or c.matched != c.expected_units or c.actual_units != c.expected_units)))
+        return rows
 
     def row(self, k: int) -> CallPair:
         """Row ``k`` alone, equal to what the whole tuple holds (the same object once that is built)."""
