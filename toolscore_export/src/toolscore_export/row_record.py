@@ -31,9 +31,6 @@ from toolscore_export.record import (
     run_unknowns,
 )
 
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens")
-_EVALUATION_KEYS = ("score", "grade", "verdict", "min_score", "passed_min_score", "required_call_recall",
-                    "outcome_reasons", "findings")
 _FINAL_KNOWN_STATUSES = ("completed", "limit_reached")  # the harness kept the whole conversation
 _RUN_ROW = "run-row"
 _OK, _ERROR, _DENIED, _UNKNOWN = "ok", "error", "denied", "unknown"  # record.CALL_STATUSES
@@ -82,7 +79,7 @@ def _calls(calls: list[Any],
             "call_id": call_id, "call_id_source": id_source, "source_call_id": source_id, "index": index,
             "tool": get("tool"), "provider_name": get("provider_name"), "args": args,
             "args_sha256": sha(dumps(args, option=sort)).hexdigest() if args is not None else None,
-            "denied": bool(get("denied", False)), "deny_reason": get("deny_reason"), "span_id": get("span_id"),
+            "denied": bool(denied), "deny_reason": get("deny_reason"), "span_id": get("span_id"),
         })
         captured = status != _UNKNOWN or result is not None or structured is not None
         completed.append({
@@ -102,6 +99,17 @@ def _calls(calls: list[Any],
     return requested, completed, trace_id, (with_result, with_duration, with_cost)
 
 
+def _evaluation(block: Any) -> dict[str, Any] | None:
+    """The verdict part of a row's evaluation block (sources._row_evaluation), spelled out: a dict
+    display costs less than a comprehension over the keys."""
+    if not isinstance(block, dict):
+        return None
+    get = block.get
+    return {"score": get("score"), "grade": get("grade"), "verdict": get("verdict"), "min_score": get("min_score"),
+            "passed_min_score": get("passed_min_score"), "required_call_recall": get("required_call_recall"),
+            "outcome_reasons": get("outcome_reasons"), "findings": get("findings")}
+
+
 def _record(row: dict[str, Any], name: str, sha256: str, line: int, attempts: int) -> dict[str, Any]:
     get = row.get
     calls = row["calls"]
@@ -110,7 +118,9 @@ def _record(row: dict[str, Any], name: str, sha256: str, line: int, attempts: in
     usage_in = get("usage") or {}
     if type(usage_in) is not dict:
         usage_in = dict(usage_in)
-    usage = {key: usage_in.get(key) for key in _USAGE_KEYS}
+    used = usage_in.get
+    usage = {"input_tokens": used("input_tokens"), "output_tokens": used("output_tokens"),
+             "cached_tokens": used("cached_tokens")}  # record.build_record's keys, in its order
     extra = get("extra") or {}
     prompt = extra.get("prompt") if isinstance(extra.get("prompt"), str) else None
     status, outcome, final_answer = row["status"], row["outcome"], get("final_answer")
@@ -143,8 +153,7 @@ def _record(row: dict[str, Any], name: str, sha256: str, line: int, attempts: in
         "usage": usage,
         "cost": {"usd": cost_usd, "price": dict(price) if price is not None else None},
         "server": dict(server) if server is not None else None,
-        "evaluation": ({key: evaluation.get(key) for key in _EVALUATION_KEYS} if isinstance(evaluation, dict)
-                       else None),
+        "evaluation": _evaluation(evaluation),
         "trace_context": {"trace_id": trace_id},
         "coverage": coverage(len(calls), counts, final_known, prompt is not None, cost_usd is not None, unknown),
         "hashes": {
