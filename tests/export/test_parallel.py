@@ -399,3 +399,33 @@ def test_the_cell_read_off_a_head_is_the_parsers(make_row):
                   line.replace(b"t0::careful::1", b"t0::care\\u0066ul::1"), line[:-1] + b',"cell_id":"x"}',
                   line.replace(b'"toolscore_version":"0.1.0"', b'"toolscore_version":1'), line[:60]):
         assert quick_cell(other) is None, other
+
+
+def test_a_chunks_lines_are_the_split_lines_with_their_newlines(tmp_path):
+    """Differential: the lines a chunk gives (sliced once each) are those of a split with the
+    newlines added back, and the last non-blank one is found alike, on random chunks."""
+    import random
+
+    def reference(data: bytes) -> tuple[list[bytes], int]:
+        lines = data.split(b"\n")
+        ends_open = lines[-1] != b""
+        if not ends_open:
+            lines.pop()
+        ended = [raw + b"\n" for raw in lines[:-1]]
+        if lines:
+            ended.append(lines[-1] if ends_open else lines[-1] + b"\n")
+        last = len(ended) - 1
+        while last >= 0 and not ended[last].strip():
+            last -= 1
+        return ended, last
+
+    rng = random.Random(20261204)
+    pieces = [b"", b" ", b"\t\r", b"\x0b\x0c ", b'{"a":1}', b"\r", b"caf\xc3\xa9"]
+    path = tmp_path / "chunk.jsonl"
+    for _ in range(2000):
+        data = b"\n".join(rng.choice(pieces) * rng.randint(1, 2) for _ in range(rng.randint(0, 6)))
+        data += rng.choice([b"", b"\n", b"\n \n"])
+        path.write_bytes(data)
+        chunk = par.Chunk(path=str(path), sha256="", first=1, offset=0, size=len(data), final=True, latest=None,
+                          attempts={})
+        assert chunk.lines() == reference(data), data

@@ -100,16 +100,21 @@ class Chunk:
     def lines(self) -> tuple[list[bytes], int]:
         """The chunk's lines, each with its newline (only a file's unterminated last line has
         none), and the index of the last non-blank one (-1 if none): where a torn last line of
-        the file can be. Both passes read a chunk this way, so they number lines alike."""
-        lines = self.read().split(b"\n")
-        ends_open = lines[-1] != b""
-        if not ends_open:
-            lines.pop()
-        ended = [raw + b"\n" for raw in lines[:-1]]
-        if lines:
-            ended.append(lines[-1] if ends_open else lines[-1] + b"\n")
+        the file can be. Both passes read a chunk this way, so they number lines alike.
+
+        Each line is sliced once with its newline (a split, then the newline added back, copied
+        every line twice: half again the time, and more memory for the cache to hold)."""
+        data = self.read()
+        ended: list[bytes] = []
+        append, find = ended.append, data.find
+        start = 0
+        while (end := find(b"\n", start)) >= 0:
+            append(data[start:end + 1])
+            start = end + 1
+        if start < len(data):
+            ended.append(data[start:])
         last = len(ended) - 1
-        while last >= 0 and not ended[last].strip():
+        while last >= 0 and ended[last].isspace():  # a line is never empty
             last -= 1
         return ended, last
 
