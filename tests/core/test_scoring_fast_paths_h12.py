@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from toolscore_core.kernel.model import ToolCall
+from toolscore_core.kernel.model import ToolCall, unread
 from toolscore_core.scoring import secrets
 from toolscore_core.scoring.behaviour import security
 from toolscore_core.scoring.secrets import find_secrets
@@ -129,7 +129,7 @@ def test_align_match_rows_equal_the_general_rows() -> None:
         expected, actual = _varied_case(rng, n)
         evaluation = evaluate(expected, actual)
         rows = alignment.align(evaluation)  # read from the rows' outline: they are not built yet
-        assert not evaluation.pairs.built  # type: ignore[attr-defined]
+        assert not unread(evaluation, "pairs").built
         built = attrs.evolve(evaluation, pairs=tuple(evaluation.pairs))
         assert alignment.align(built) == rows
         by_expected = {p.expected_index: p for p in evaluation.pairs
@@ -164,7 +164,7 @@ def test_lazy_rows_outline_and_single_rows_equal_the_built_rows() -> None:
         if not actual_data:
             continue
         expected, calls = as_contract(expected_data).expected, load_trace(actual_data).calls
-        rows = pair_calls(expected, calls).pairs
+        rows = unread(pair_calls(expected, calls), "pairs")
         assert isinstance(rows, PairRows) and not rows.built
         outline = rows.outline()
         singles = [rows.row(k) for k in range(len(rows))]
@@ -188,7 +188,7 @@ def test_findings_from_the_outline_equal_findings_from_built_rows() -> None:
         result = ev.evaluate(expected_data, actual_data)
         context = ev.EvaluationContext(expected=result.expected, trace=result.actual,
                                        pairing=ev.pair_calls(list(result.expected), result.actual.calls))
-        assert isinstance(context.pairing.pairs, PairRows)
+        assert isinstance(unread(context.pairing, "pairs"), PairRows)
         lazy = ev._capped(ev._score_findings(context, result.actual.calls))
         built = attrs.evolve(context, pairing=attrs.evolve(context.pairing, pairs=tuple(context.pairing.pairs)))
         assert type(built.pairing.pairs) is tuple
@@ -199,13 +199,19 @@ def test_lazy_rows_read_as_the_tuple_they_build() -> None:
     import copy
     import pickle
 
+    import attrs
+
     from toolscore_core.kernel.model import Evaluation, LazyTuple
     from toolscore_core.scoring.evaluation import evaluate
 
     expected, actual = _varied_case(random.Random(3), 30)
     result = evaluate(expected, actual)
-    rows = result.pairs
+    rows = unread(result, "pairs")
     assert isinstance(rows, LazyTuple) and not rows.built
+    alike = evaluate(expected, actual)
+    assert type(alike.pairs) is tuple and alike.pairs is unread(alike, "pairs")  # read once: the tuple, kept
+    plain_record = attrs.asdict(Evaluation(**{f: getattr(alike, f) for f in attrs_fields(Evaluation)}))
+    assert attrs.asdict(evaluate(expected, actual)) == plain_record  # as for an evaluation holding a plain tuple
     assert bool(rows) and len(rows) == len(tuple(rows))
     plain = rows.items()
     assert rows == plain and plain == rows and (rows != plain) is False and rows == LazyTuple(lambda: plain, len(plain))

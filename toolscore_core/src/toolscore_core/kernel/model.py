@@ -136,6 +136,30 @@ class LazyTuple(Sequence[Any]):
         return (tuple, (self.items(),))  # a copy or a pickle is the plain tuple
 
 
+def materialised(field: str) -> Callable[[Any, str], Any]:
+    """A ``__getattribute__`` for an attrs class whose ``field`` may hold a :class:`LazyTuple`:
+    the first read of the field from outside builds the tuple and stores it in its place.
+
+    Why: whoever reads ``evaluation.pairs`` gets a plain tuple (``isinstance(..., tuple)``,
+    ``attrs.asdict``, ``json``, C code all see what they always saw), while the scoring, which
+    never reads it, does not pay for building it. Code that must not build it reads the
+    stored value with :func:`unread`."""
+
+    def __getattribute__(self: Any, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if name == field and type(value) is not tuple and isinstance(value, LazyTuple):
+            value = value.items()
+            object.__setattr__(self, name, value)  # frozen classes: the one place that replaces it
+        return value
+
+    return __getattribute__
+
+
+def unread(obj: Any, field: str) -> Any:
+    """``obj.field`` as stored, a :class:`LazyTuple` left unbuilt (see :func:`materialised`)."""
+    return object.__getattribute__(obj, field)
+
+
 def _plain_tuple(value: object) -> tuple[Any, ...] | None:
     if isinstance(value, tuple):
         return value
@@ -353,6 +377,8 @@ class Evaluation:
     # the forbidden rules the calls were checked against (the gold file's, then the extra
     # ones), so reports that list every rule never read the gold file a second time
     forbidden: tuple[ForbiddenRule, ...] = attrs.field(factory=tuple, converter=_as_tuple)
+
+    __getattribute__ = materialised("pairs")  # rows built on the first read of .pairs
 
     def to_dict(self, **options: Any) -> dict[str, Any]:
         """The versioned, JSON-safe, redacted, bounded record (see toolscore_core.scoring.evaluation_dict)."""

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import attrs
 
-from toolscore_core.kernel.model import CallPair, Evaluation, ExpectedCall, ToolCall
+from toolscore_core.kernel.model import CallPair, Evaluation, ExpectedCall, ToolCall, unread
 from toolscore_core.reports.text import format_call, format_value, redact
 
 RowStatus = Literal["match", "mismatch", "missing", "unexpected"]
@@ -136,7 +136,7 @@ def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
     """Rows in expected order; unpaired actual calls fill unpaired expected rows, then trail."""
     expected = list(evaluation.expected)
     actual = list(evaluation.actual.calls)
-    by_expected, pair_at = _paired(evaluation.pairs)
+    by_expected, pair_at = _paired(unread(evaluation, "pairs"))
     paired_actual = {found[0] for found in by_expected.values()}
     spare_actual = iter([i for i in range(len(actual)) if i not in paired_actual])
     judged = _judged(evaluation)

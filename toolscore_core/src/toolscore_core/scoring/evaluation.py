@@ -40,6 +40,7 @@ from toolscore_core.kernel.model import (
     ForbiddenRule,
     ToolCall,
     Trace,
+    unread,
 )
 from toolscore_core.kernel.plugins import PluginManager, get_plugin_manager
 from toolscore_core.kernel.registry import Registry, collect, instantiate
@@ -283,7 +284,7 @@ def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> 
 
     ``calls`` are the calls as recorded, so messages name the tool the agent really called
     even where a judge counted it as another. Each is built only if the cap keeps it."""
-    pairs = context.pairing.pairs
+    pairs = unread(context.pairing, "pairs")
     outline: Iterable[tuple[int | None, int | None, bool, bool]]
     if isinstance(pairs, PairRows):  # rows not built yet: walk their outline, build only the rows shown
         outline, row_at = pairs.outline(), pairs.row
@@ -555,7 +556,8 @@ def _evaluate_loaded(
         "efficiency_metrics": efficiency_metrics,
         "security_metrics": security_metrics,
         "honesty": honesty_metrics,
-        "pairing": {"pairs": len(pairing.pairs), "paired": pairing.paired_count, "exact_pairs": pairing.exact_pairs},
+        "pairing": {"pairs": len(unread(pairing, "pairs")), "paired": pairing.paired_count,
+                    "exact_pairs": pairing.exact_pairs},
     }
     for name, result in results.items():
         metrics[name] = {"value": result.value, "weight": normalised.get(name, 0.0), "details": result.details}
@@ -592,7 +594,7 @@ def _evaluate_loaded(
         metrics=metrics,
         findings=tuple(_capped(findings)),
         policy_violations=violations,
-        pairs=pairing.pairs,
+        pairs=unread(pairing, "pairs"),  # built when first read
         expected=tuple(expected),
         actual=trace,
         mode=mode,

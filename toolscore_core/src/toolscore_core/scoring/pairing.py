@@ -41,7 +41,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.kernel.model import CallPair, ExpectedCall, LazyTuple, ToolCall
+from toolscore_core.kernel.model import CallPair, ExpectedCall, LazyTuple, ToolCall, materialised
 from toolscore_core.scoring.matchers import Matcher, canonical, has_matcher, matches
 
 WINDOW = 256
@@ -89,6 +89,8 @@ class Pairing:
     actual_units: int
     exact_pairs: int
     exact_indexes: frozenset[int] = frozenset()  # the expected calls counted in exact_pairs
+
+    __getattribute__ = materialised("pairs")  # rows built on the first read of .pairs
 
     @property
     def paired_count(self) -> int:
