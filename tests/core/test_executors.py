@@ -113,7 +113,7 @@ def test_a_dying_worker_gives_its_item_an_error_and_every_other_item_completes()
     items = list(deaths.items()) + list(good.items())
     started = time.monotonic()
     results = {r.key: r for r in get_executor("local", workers=2).run(CALL, items)}
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # no stall (a loaded CI machine takes seconds per pool)
     assert sorted(results) == sorted(items_key for items_key, _ in items)  # one result per key
     assert {k: results[k].value for k in good} == {f"ok-{i}": i * i for i in range(8)}
     messages = {}
@@ -168,7 +168,7 @@ def test_closing_early_stops_the_workers_promptly_and_reaps_them():
     assert pids and first.value in pids
     started = time.monotonic()
     results.close()
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 10  # the items sleep 30 s: not waited for
     assert not pids & worker_pids()
     assert wait_until_gone(pids) == set()
 
