@@ -164,8 +164,8 @@ def list_confidence(items: Any, me: str, *, neutral: float) -> float:
         if style != NEUTRAL:
             if first is None and style != me:
                 # Another provider's turn comes first: 0 whatever follows. Stopping here
-                # spares every other provider's detector a walk of the whole sample (each
-                # detector asks; a 22-message trace cost a quarter of its scoring).
+                # spares every other provider's detector a walk of the whole sample (every
+                # detector asks, and detection was a quarter of a small trace's scoring).
                 return 0.0
             styles.add(style)
             first = first or style
