@@ -19,7 +19,13 @@ def toolscore_register_commands() -> list[Any]:
 
 @hookimpl
 def toolscore_register_exporters() -> list[Any]:
-    """The run-record formats, registered like a third party's would be."""
-    from toolscore_export.exporters import RunRecordLines, RunRecordOtel
+    """The run-record formats, registered like a third party's would be.
 
-    return [RunRecordLines, RunRecordOtel]
+    Stand-ins (:func:`~toolscore_core.kernel.registry.lazy_class`): the exporters module
+    (orjson, the worker pool) is imported when a run record is written, not whenever another
+    command lists the exporters to find its own report.
+    """
+    from toolscore_core.kernel.registry import lazy_class
+
+    return [lazy_class(f"toolscore_export.exporters:{cls}", name=f"run-record-{fmt}", subject="run-record", format=fmt)
+            for cls, fmt in (("RunRecordLines", "aef"), ("RunRecordOtel", "otel"))]

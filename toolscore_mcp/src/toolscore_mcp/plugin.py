@@ -19,12 +19,27 @@ def toolscore_register_lint_rules() -> list[Any]:
     return builtin_rules()
 
 
+#: The report formats: (subject, format, class). The report modules are imported when one
+#: of their formats is used, not whenever the exporters are listed (``toolscore eval``
+#: lists them to find its own report; the scorecard's attrs model alone cost ~6 ms).
+EXPORTERS = (
+    ("lint", "console", "toolscore_mcp.lint.reports:LintConsole"),
+    ("lint", "md", "toolscore_mcp.lint.reports:LintMarkdown"),
+    ("lint", "json", "toolscore_mcp.lint.reports:LintJSON"),
+    ("lint", "sarif", "toolscore_mcp.lint.reports:LintSARIF"),
+    ("scorecard", "console", "toolscore_mcp.scorecard.reports:ScorecardConsole"),
+    ("scorecard", "md", "toolscore_mcp.scorecard.reports:ScorecardMarkdown"),
+    ("scorecard", "html", "toolscore_mcp.scorecard.reports:ScorecardHtml"),
+    ("scorecard", "json", "toolscore_mcp.scorecard.reports:ScorecardJson"),
+)
+
+
 @hookimpl
 def toolscore_register_exporters() -> list[Any]:
-    from toolscore_mcp.lint.reports import EXPORTERS as LINT_EXPORTERS
-    from toolscore_mcp.scorecard.reports import EXPORTERS as SCORECARD_EXPORTERS
+    from toolscore_core.kernel.registry import lazy_class
 
-    return [*LINT_EXPORTERS, *SCORECARD_EXPORTERS]
+    return [lazy_class(target, name=f"{subject}-{fmt}", subject=subject, format=fmt)
+            for subject, fmt, target in EXPORTERS]
 
 
 @hookimpl

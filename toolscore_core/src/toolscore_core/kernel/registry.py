@@ -11,6 +11,7 @@ so the core item is used and the plugin's item is refused (and listed in ``refus
 from __future__ import annotations
 
 import difflib
+import importlib
 import inspect
 from collections.abc import Iterator
 from typing import Any
@@ -151,6 +152,56 @@ def item_name(item: Any) -> str:
     return name
 
 
+class LazyClassType(type):
+    """The type of :func:`lazy_class` placeholders: an attribute the placeholder does not
+    carry is read from the real class, which is imported then (once)."""
+
+    _target: str
+    _resolved: type | None
+
+    def __getattr__(cls, attr: str) -> Any:
+        if attr.startswith("__"):  # copy, pickle and inspect probe dunders: never import for them
+            raise AttributeError(attr)
+        return getattr(cls.resolve(), attr)
+
+    def resolve(cls) -> type:
+        """Import the real class (once) and check that it carries the placeholder's name."""
+        if cls._resolved is None:
+            module_name, _, attr = cls._target.partition(":")
+            real: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                real = getattr(real, part)
+            if not isinstance(real, type) or getattr(real, "name", None) != cls.__dict__["name"]:
+                raise TypeError(f"{cls._target} is not a class named {cls.__dict__['name']!r}")
+            cls._resolved = real
+        return cls._resolved
+
+
+def lazy_class(target: str, /, **attributes: Any) -> type:
+    """A stand-in for the class at ``target`` (``"package.module:Class"``), imported on first use.
+
+    Why: a registry is built by calling every plugin's hook, so a hook that returns its real
+    classes imports their modules even when the command wants another plugin's item
+    (``toolscore eval`` paid ~15 ms for the MCP and export report modules to find the
+    console report). The stand-in carries ``attributes`` (at least ``name``, and whatever
+    listings read, such as an exporter's ``subject``); reading any other attribute, or
+    calling it, imports the real class. :func:`instantiate` makes the real class's object,
+    so nothing that uses an item ever sees the stand-in::
+
+        return [lazy_class("my_plugin.reports:CsvExporter", name="evaluation-csv", subject="evaluation")]
+    """
+    if not isinstance(attributes.get("name"), str):
+        raise TypeError("lazy_class needs name=, the registered name")
+    namespace = {**attributes, "_target": target, "_resolved": None, "__new__": _make_real,
+                 "__doc__": f"Imported from {target} on first use."}
+    return LazyClassType(target.rpartition(":")[2] or target, (), namespace)
+
+
+def _make_real(cls: LazyClassType, /, *args: Any, **kwargs: Any) -> Any:
+    """Calling a stand-in makes the real class's object (``__init__`` runs once, the real one)."""
+    return cls.resolve()(*args, **kwargs)
+
+
 def instantiate(item: Any, /, **settings: Any) -> Any:
     """Make the object a registry entry stands for: a class is a factory, an instance is itself.
 
@@ -162,6 +213,8 @@ def instantiate(item: Any, /, **settings: Any) -> Any:
     """
     if not isinstance(item, type):
         return item
+    if isinstance(item, LazyClassType):  # the real class's signature decides the settings it takes
+        item = item.resolve()
     return item(**accepted_settings(item, settings)) if settings else item()
 
 
