@@ -1,5 +1,8 @@
 """`toolscore eval` imports only what it uses (issue 12: the 10k-call eval under 0.3 s).
 
+With the console report off a terminal that means no rich either: the report is drawn
+without it (``toolscore_core.reports.console_plain``), character for character the same.
+
 Why a test: every module a command imports by accident costs each run a few milliseconds,
 and nothing else notices when one comes back. These run the real command in a fresh
 interpreter, with every installed plugin, and check both the output and what was imported.
@@ -54,6 +57,8 @@ def test_eval_with_the_console_report_imports_no_other_plugins_reports() -> None
     assert "Overall Score" in result["out"] and "Grade " in result["out"]
     assert "toolscore_mcp.plugin" in result["modules"]  # the plugins were loaded...
     assert [m for m in NOT_FOR_EVAL if m in result["modules"]] == []  # ...not their report modules
+    assert "┏" in result["out"]  # the calls table, drawn without rich off a terminal
+    assert [m for m in result["modules"] if m.split(".")[0] == "rich"] == []
 
 
 def test_an_unknown_format_is_listed_without_importing_the_plugins_reports() -> None:

@@ -58,11 +58,29 @@ def render_console(evaluation: Evaluation, stream: IO[str], *, color: bool | Non
     tty = bool(getattr(stream, "isatty", lambda: False)())
     if color is None:
         color = tty and "NO_COLOR" not in os.environ
-    console = make_console(buffer, color=color, width=width or (None if not tty else _terminal_width()))
+    width = width or (_terminal_width() if tty else PLAIN_WIDTH)
+    if not color:
+        plain = _plain_report(data, width)
+        if plain is not None:
+            stream.write(plain)
+            return
+    console = make_console(buffer, color=color, width=width)
     for block in build_blocks(data):
         console.print(block)
     # rich pads grid cells to the full width; trailing blanks only clutter logs and diffs.
     stream.write("\n".join(line.rstrip() for line in buffer.getvalue().split("\n")))
+
+
+def _plain_report(data: ReportData, width: int) -> str | None:
+    """The report drawn without rich (the same characters: see
+    :mod:`toolscore_core.reports.console_plain`), or None when it needs rich's layout."""
+    from toolscore_core.reports.console_plain import Unfit, report_lines
+
+    try:
+        lines = report_lines(data, width)
+    except Unfit:
+        return None
+    return "\n".join(text.rstrip() for text in [*lines, ""])
 
 
 def _terminal_width() -> int:
