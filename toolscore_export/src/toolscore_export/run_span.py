@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,12 @@ def _requests(path: Path) -> Iterator[Any]:
                         except (ValueError, RecursionError):
                             continue  # a torn line: the adapter has reported it
             return
-    yield from data if isinstance(data, list) else [data]
+    yield from as_requests(data)
+
+
+def as_requests(data: Any) -> list[Any]:
+    """The export requests of a file's parsed JSON: a list of them, or one."""
+    return data if isinstance(data, list) else [data]
 
 
 def _spans(request: Any) -> Iterator[dict[str, Any]]:
@@ -75,16 +80,20 @@ def _operation(span: dict[str, Any]) -> Any:
     return None
 
 
-def run_span_id(path: Path, trace_id: str | None) -> str | None:
-    """The span id (16 lowercase hex digits) of the run in OTLP/JSON file ``path``, or None."""
+def run_span_id(path: Path, trace_id: str | None, requests: Iterable[Any] | None = None) -> str | None:
+    """The span id (16 lowercase hex digits) of the run in OTLP/JSON file ``path``, or None.
+
+    ``requests``: the file's JSON values when the caller parsed them already (the export
+    parses a small trace file once, for the adapter and for this); else the file is read.
+    """
     if trace_id is None:
         return None
     try:
-        if path.stat().st_size > _MAX_BYTES:
+        if requests is None and path.stat().st_size > _MAX_BYTES:
             return None
         agents: set[str] = set()
         roots: set[str] = set()
-        for request in _requests(path):
+        for request in _requests(path) if requests is None else requests:
             for span in _spans(request):
                 span_id = span.get("spanId")
                 if not isinstance(span_id, str) or str(span.get("traceId", "")).lower() != trace_id.lower():
@@ -106,4 +115,4 @@ def run_span_id(path: Path, trace_id: str | None) -> str | None:
     return None
 
 
-__all__ = ["run_span_id"]
+__all__ = ["as_requests", "run_span_id"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import os
 from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -69,15 +70,10 @@ class SourceStats:
 
 def _first_object(path: Path) -> Any:
     """The first non-blank line parsed as JSON, or None when it is not one JSON value."""
-    import json
-
     with path.open("rb") as handle:
         for raw in handle:
             if raw.strip():
-                try:
-                    return json.loads(raw.decode("utf-8-sig"))
-                except (UnicodeDecodeError, ValueError):
-                    return None
+                return _json_of(raw)
     return None
 
 
@@ -107,12 +103,81 @@ def detect_kind(path: Path) -> str:
 
 
 def _load_json(path: Path) -> Any:
+    return _json_of(path.read_bytes())
+
+
+def _json_of(raw: bytes) -> Any:
+    """``raw`` parsed as one JSON value (a byte-order mark dropped), or None when it is not one."""
     import json
 
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
+        return json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError):
         return None
+
+
+_RUN_KEY = b"run_record_version"
+_KIND_BYTES = EVALUATION_KIND.encode()
+SMALL_FILE = 1 << 18  # a source this small is read whole once, up front: kind, hash and trace from one read
+CACHE_BYTES = 16 << 20  # small trace files' bytes held from that read until their record is built
+
+
+def _first_line(raw: bytes) -> bytes | None:
+    """The first non-blank line of ``raw`` (with its newline), split as iterating the file splits it."""
+    start = 0
+    while start < len(raw):
+        end = raw.find(b"\n", start)
+        end = len(raw) if end < 0 else end + 1
+        if raw[start:end].strip():
+            return raw[start:end]
+        start = end
+    return None
+
+
+def kind_of_bytes(path: Path, raw: bytes) -> str:
+    """:func:`detect_kind` of a non-empty regular file whose bytes ``raw`` are read already.
+
+    The same answer by the same rules, with one short cut: a file whose first line holds no
+    backslash and no ``run_record_version``, and whose bytes nowhere hold the receipts' kind,
+    is a trace file without a parse (with no escape in it, a key or value the rules look for
+    would appear in the bytes as it is). A JSON Lines trace's first line can be megabytes.
+    """
+    line = _first_line(raw)
+    if line is None or (b"\\" not in line and _RUN_KEY not in line and _KIND_BYTES not in raw):
+        return TRACE
+    first = _json_of(line)
+    if isinstance(first, dict) and "run_record_version" in first:
+        return RUN_ROW
+    if isinstance(first, dict) and first.get("kind") == EVALUATION_KIND:
+        return RECEIPT
+    if first is None and path.suffix.lower() == ".json" and len(raw) < 64 * 1024 * 1024 and _KIND_BYTES in raw:
+        data = _json_of(raw)
+        items = data if isinstance(data, list) else [data]
+        if items and all(isinstance(i, dict) and i.get("kind") == EVALUATION_KIND for i in items):
+            return RECEIPT
+    return TRACE
+
+
+def look_at(path: Path) -> tuple[str, int, bytes | None]:
+    """The kind and size of the source at ``path``, and its bytes when it is small (:data:`SMALL_FILE`).
+
+    Why: the export needs a small trace file's kind, its hash and its trace; reading it
+    whole once here serves all three. Anything unusual (missing, not a regular file, empty,
+    large) goes through :func:`detect_kind`, which words the error or streams the file.
+    """
+    import stat
+
+    try:
+        info = os.stat(path)
+    except OSError:
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode) or not 0 < info.st_size <= SMALL_FILE:
+        return detect_kind(path), path.stat().st_size, None
+    with path.open("rb") as handle:
+        raw = handle.read()
+    if not raw:  # emptied since: said as for any empty file
+        return detect_kind(path), 0, None
+    return kind_of_bytes(path, raw), len(raw), raw
 
 
 # --- run rows ---------------------------------------------------------------------------------------
@@ -616,13 +681,31 @@ def receipt_inputs(path: Path, sha256: str, stats: SourceStats) -> Iterator[RunI
 # --- trace files ----------------------------------------------------------------------------------------
 
 
-def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: str | None, gold: str | None,
-                pm: Any) -> RunInput:
-    """A trace file of any installed adapter format as a RunInput; scored when ``gold`` is given."""
-    from toolscore_core import evaluate
-    from toolscore_core.kernel.traces import load_trace_file
+def _read_trace(path: Path, raw: bytes | None, trace_format: str | None, pm: Any) -> tuple[Any, Any]:
+    """The trace of a file and the JSON read from it for its run span (None: read it there).
 
-    trace = load_trace_file(path, format=trace_format, pm=pm, allow_empty=True)
+    From ``raw`` (its bytes, read once by :func:`look_at`) when given: the kernel parses
+    them, and the same parsed values serve the run span, unless they came from YAML (the
+    run span reads OTLP/JSON only) or an adapter streamed the file itself."""
+    from toolscore_core.kernel.files import YAML_SUFFIXES
+    from toolscore_core.kernel.traces import load_trace_bytes, load_trace_file
+
+    if raw is None:
+        return load_trace_file(path, format=trace_format, pm=pm, allow_empty=True), None
+    trace, data = load_trace_bytes(path, raw, format=trace_format, pm=pm, allow_empty=True)
+    as_json = path.suffix.lower() not in YAML_SUFFIXES and raw.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(
+        (b"{", b"["))
+    return trace, data if as_json and data is not None else None
+
+
+def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: str | None, gold: str | None,
+                pm: Any, raw: bytes | None = None) -> RunInput:
+    """A trace file of any installed adapter format as a RunInput; scored when ``gold`` is given.
+
+    ``raw``: the file's bytes when read already (the file is then neither opened nor parsed again)."""
+    from toolscore_core import evaluate
+
+    trace, data = _read_trace(path, raw, trace_format, pm)
     stats.format = trace.source_format
     calls = []
     for call in trace.calls:
@@ -644,10 +727,10 @@ def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: st
     span_source = trace.source_format == OTLP_FORMAT
     span_id = None
     if span_source:
-        from toolscore_export.run_span import run_span_id
+        from toolscore_export.run_span import as_requests, run_span_id
 
         known = trace_id or next((c["trace_id"] for c in calls if isinstance(c["trace_id"], str)), None)
-        span_id = run_span_id(path, known)
+        span_id = run_span_id(path, known, as_requests(data) if data is not None else None)
     return RunInput(run_id=path.name, source=SourceRef(TRACE, path.name, sha256, format=trace.source_format),
                     outcome=outcome, final_answer=trace.final_answer, calls=calls, evaluation=evaluation,
                     trace_id=trace_id, span_source=span_source, span_id=span_id,
@@ -668,6 +751,7 @@ class Sources:
     on_torn: Callable[[Any], None] | None = None
     workers: int | None = None  # processes for runs files (None or 0: automatic, 1: none)
     stats: list[SourceStats] = attrs.field(factory=list)
+    _held: dict[int, bytes] = attrs.field(factory=dict, init=False)  # small trace files' bytes, by source place
 
     def __iter__(self) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
         """Each run as a RunInput, except run rows: each its record, or (read by workers) blocks of
@@ -675,22 +759,28 @@ class Sources:
         from toolscore_core import InputError
 
         resolved: dict[Path, Path] = {}
-        kinds = []
-        for path in self.paths:
+        kinds, sizes, hashes = [], [], []
+        self._held, held = {}, 0
+        for index, path in enumerate(self.paths):
             key = path.resolve()
             if key in resolved:
                 raise InputError(f"is given twice (also as {resolved[key]})", file=path,
                                  hint="Name each source file once")
             resolved[key] = path
-            kinds.append(detect_kind(path))
-        sizes = [p.stat().st_size for p in self.paths]
+            kind, size, raw = look_at(path)
+            kinds.append(kind)
+            sizes.append(size)
+            hashes.append(hashlib.sha256(raw).hexdigest() if raw is not None else None)
+            if raw is not None and kind == TRACE and held + size <= CACHE_BYTES:
+                self._held[index] = raw  # memory stays bounded: past the budget a trace file is read again
+                held += size
         row_paths = [p for p, k in zip(self.paths, kinds, strict=True) if k == RUN_ROW]
         count = choose_workers(self.workers, sum(n for n, k in zip(sizes, kinds, strict=True) if k == RUN_ROW))
         # runs files the workers' first pass reads are hashed as the driver cuts them (latest_lines)
         cut_hashes = count > 1 and bool(row_paths) and _fast_loads() is not None
-        self.stats = [SourceStats(path=str(p), kind=k, sha256="" if cut_hashes and k == RUN_ROW else file_sha256(p),
+        self.stats = [SourceStats(path=str(p), kind=k, sha256="" if cut_hashes and k == RUN_ROW else h or file_sha256(p),
                                   size=n, format=RUN_ROW if k == RUN_ROW else EVALUATION_KIND if k == RECEIPT else None)
-                      for p, k, n in zip(self.paths, kinds, sizes, strict=True)]
+                      for p, k, n, h in zip(self.paths, kinds, sizes, hashes, strict=True)]
 
         def torn(line: Any) -> None:
             for stat in self.stats:
@@ -722,7 +812,7 @@ class Sources:
         from toolscore_core import InputError
 
         run_ids: set[str] = set()
-        for path, kind, stat in zip(self.paths, kinds, self.stats, strict=True):
+        for index, (path, kind, stat) in enumerate(zip(self.paths, kinds, self.stats, strict=True)):
             if kind == RUN_ROW and workers is not None:
                 index = row_paths.index(path)
                 lines, attempts = latest.by_line(index)
@@ -740,7 +830,7 @@ class Sources:
                 items = receipt_inputs(path, stat.sha256, stat)
             else:
                 items = iter([trace_input(path, stat.sha256, stat, trace_format=self.trace_format, gold=self.gold,
-                                          pm=self.pm)])
+                                          pm=self.pm, raw=self._held.pop(index, None))])
             for item in items:
                 if item.run_id in run_ids:  # two trace files of the same name, in two folders
                     item = attrs.evolve(item, run_id=f"{item.run_id}@{stat.sha256[:12]}")

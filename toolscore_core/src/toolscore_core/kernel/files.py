@@ -39,6 +39,18 @@ def read_text(path: str | Path) -> str:
         raise InputError("is a directory, not a file", file=p) from None
     except OSError as exc:
         raise InputError(f"cannot be read ({exc.strerror})", file=p) from None
+    return decode_text(raw, p)
+
+
+def decode_text(raw: bytes, path: str | Path) -> str:
+    """The text of a file's bytes ``raw`` (a byte-order mark dropped); invalid UTF-8 or more
+    bytes than the size cap is an InputError naming ``path``, worded as :func:`read_text` words it.
+
+    Why apart from :func:`read_text`: a caller that already holds a file's bytes (the export
+    reads each small trace file once) decodes them here instead of reading the file again.
+    """
+    p = Path(path)
+    readlimits.check_file_size(p, len(raw))
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -98,10 +110,11 @@ def iter_json_lines(text: str, *, file: str | Path | None = None) -> Iterator[An
 
 def looks_like_json_lines(text: str) -> bool:
     """True when the text has several lines that each start a JSON object or array."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) < 2:
+    lines = _non_blank_lines(text)  # the first two are enough: a large file is not split whole
+    first_line = next(lines, None)
+    if first_line is None or next(lines, None) is None:
         return False
-    first = lines[0].strip()
+    first = first_line.strip()
     if not first.startswith(("{", "[")):
         return False
     try:
@@ -109,6 +122,12 @@ def looks_like_json_lines(text: str) -> bool:
     except (ValueError, RecursionError):  # not JSON, or JSON past the limits: not JSON Lines
         return False
     return True
+
+
+def _non_blank_lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` that are not blank, in order, split as ``str.splitlines`` splits
+    them, one at a time."""
+    return (line for line in text.splitlines() if line.strip())
 
 
 def parse_yaml_text(text: str, *, file: str | Path | None = None) -> Any:
@@ -145,7 +164,13 @@ def load_data_file(path: str | Path, *, allow_json_lines: bool = False) -> Any:
     JSON Lines come back as a list of the values on each line.
     """
     p = Path(path)
-    text = read_text(p)
+    return parse_data_text(read_text(p), p, allow_json_lines=allow_json_lines)
+
+
+def parse_data_text(text: str, path: Path, *, allow_json_lines: bool = False) -> Any:
+    """What :func:`load_data_file` reads from the text of the file at ``path`` (already read:
+    the caller holds its bytes), by the same rules and with the same errors."""
+    p = path
     if not text.strip():
         raise InputError("is empty", file=p, expected="JSON or YAML content")
     if p.suffix.lower() in YAML_SUFFIXES:

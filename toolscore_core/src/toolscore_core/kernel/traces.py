@@ -154,7 +154,34 @@ def load_trace_file(
     (unless ``allow_empty``): a wrong export setting or the wrong file must not pass
     silently as a run that "made no calls" and get graded F.
     """
-    trace = _read_trace_file(path, format=format, pm=pm)
+    trace, _ = _read_trace_file(path, format=format, pm=pm, raw=None)
+    _check_calls(trace, path, allow_empty)
+    return trace
+
+
+def load_trace_bytes(
+    path: Path,
+    raw: bytes,
+    *,
+    format: str | None = None,
+    pm: PluginManager | None = None,
+    allow_empty: bool = False,
+) -> tuple[Trace, Any]:
+    """:func:`load_trace_file` for a file whose bytes ``raw`` the caller has read already,
+    with the data parsed from them (None when an adapter read the file by its path).
+
+    Why: a caller that needs the bytes anyway (the export hashes each source and tells its
+    kind from its content) would otherwise have the file opened, read and parsed again here,
+    and parsed a third time for anything else it reads from it. The checks and errors are
+    those of :func:`load_trace_file`, on the bytes given.
+    """
+    trace, data = _read_trace_file(path, format=format, pm=pm, raw=raw)
+    _check_calls(trace, path, allow_empty)
+    return trace, data
+
+
+def _check_calls(trace: Trace, path: Path, allow_empty: bool) -> None:
+    """A file in which no tool call is found is an error, unless ``allow_empty`` (see load_trace_file)."""
     if not trace.calls and not allow_empty:
         fmt = trace.source_format or "an unknown format"
         raise InputError(
@@ -163,36 +190,57 @@ def load_trace_file(
             hint="Check that the file is the agent's trace (and that the exporter records tool calls); "
             "`toolscore validate` shows what is read from it",
         )
-    return trace
 
 
-def _read_trace_file(path: Path, *, format: str | None, pm: PluginManager | None) -> Trace:
-    from toolscore_core.kernel.files import load_data_file
-
+def _read_trace_file(path: Path, *, format: str | None, pm: PluginManager | None,
+                     raw: bytes | None) -> tuple[Trace, Any]:
+    """The trace of the file (read here, or its bytes ``raw``) and the data parsed from it (None
+    when an adapter read it by its path)."""
     try:
-        if not path.is_file():
-            raise InputError("file not found" if not path.exists() else "is not a file", file=path)
-        if path.stat().st_size == 0:
+        if raw is None:
+            if not path.is_file():
+                raise InputError("file not found" if not path.exists() else "is not a file", file=path)
+            if path.stat().st_size == 0:
+                raise InputError("is empty (0 bytes)", file=path,
+                                 expected="a trace file with at least one tool call")
+            with path.open("rb") as fh:
+                head = fh.read(HEAD_BYTES)
+        elif not raw:
             raise InputError("is empty (0 bytes)", file=path, expected="a trace file with at least one tool call")
-        registry = adapter_registry(pm)
-        with path.open("rb") as fh:
-            head = fh.read(HEAD_BYTES)
-        if format and format != AUTO:
-            adapter = instantiate(registry.get(format))
-            if _safe_score(adapter.detect_path, path, head) > 0:
-                return _mark(adapter.load_path(path), adapter.name)
-            data = load_data_file(path, allow_json_lines=True)
-            return _mark(adapter.load(data), adapter.name)
-        adapters = registry.instances()
-        tried = sorted(a.name for a in adapters)
-        by_path = _pick([(_safe_score(a.detect_path, path, head), a) for a in adapters], "the file", tried, str(path))
-        if by_path is not None:
-            return _mark(by_path.load_path(path), by_path.name)
-        data = load_data_file(path, allow_json_lines=True)
-        adapter = _detect(data, adapters, str(path))
-        return _mark(adapter.load(data), adapter.name)
+        else:
+            head = raw[:HEAD_BYTES]
+        return _read_with(path, head, raw, adapter_registry(pm), format)
     except InputError as exc:
         raise exc.with_file(path) from None
+
+
+def _read_with(path: Path, head: bytes, raw: bytes | None, registry: Registry,
+               format: str | None) -> tuple[Trace, Any]:
+    """Detection and loading: by path first (an adapter that streams the file), else by the
+    parsed data. The file is parsed from ``raw`` when given, else read."""
+    if format and format != AUTO:
+        adapter = instantiate(registry.get(format))
+        if _safe_score(adapter.detect_path, path, head) > 0:
+            return _mark(adapter.load_path(path), adapter.name), None
+        data = _data_of(path, raw)
+        return _mark(adapter.load(data), adapter.name), data
+    adapters = registry.instances()
+    tried = sorted(a.name for a in adapters)
+    by_path = _pick([(_safe_score(a.detect_path, path, head), a) for a in adapters], "the file", tried, str(path))
+    if by_path is not None:
+        return _mark(by_path.load_path(path), by_path.name), None
+    data = _data_of(path, raw)
+    adapter = _detect(data, adapters, str(path))
+    return _mark(adapter.load(data), adapter.name), data
+
+
+def _data_of(path: Path, raw: bytes | None) -> Any:
+    """The file's data (JSON, JSON Lines or YAML), from ``raw`` when the caller read it."""
+    from toolscore_core.kernel.files import decode_text, load_data_file, parse_data_text
+
+    if raw is None:
+        return load_data_file(path, allow_json_lines=True)
+    return parse_data_text(decode_text(raw, path), path, allow_json_lines=True)
 
 
 def _looks_like_path(text: str) -> bool:
