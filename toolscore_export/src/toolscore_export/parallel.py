@@ -30,6 +30,7 @@ import attrs
 
 CHUNK_BYTES = 1 << 19  # ~350 rows; 1 MiB cost more worker CPU in 8 of 8 A/B rounds (median ~9%), likely cache effects
 AUTO_MIN_BYTES = 16 << 20  # below this (about 10,000 rows) starting workers costs more than it saves
+AUTO_MIN_TRACE_FILES = 200  # below this (about 0.1 s of work) starting workers costs more than it saves
 MAX_AUTO_WORKERS = 4
 
 
@@ -57,18 +58,19 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def choose_workers(requested: int | None, row_bytes: int) -> int:
+def choose_workers(requested: int | None, row_bytes: int, trace_files: int = 0) -> int:
     """Worker processes for an export: ``requested`` when given (0 or None: automatic).
 
-    Automatic is one process (no pool) for runs files under :data:`AUTO_MIN_BYTES` in all,
-    else one worker per usable CPU, at most :data:`MAX_AUTO_WORKERS`. Always one process
-    where workers cannot be forked safely (:func:`can_fork`).
+    Automatic is one process (no pool) for runs files under :data:`AUTO_MIN_BYTES` in all
+    and fewer than :data:`AUTO_MIN_TRACE_FILES` trace files, else one worker per usable
+    CPU, at most :data:`MAX_AUTO_WORKERS`. Always one process where workers cannot be
+    forked safely (:func:`can_fork`).
     """
     if not can_fork():
         return 1
     if requested:
         return max(1, requested)
-    if row_bytes < AUTO_MIN_BYTES:
+    if row_bytes < AUTO_MIN_BYTES and trace_files < AUTO_MIN_TRACE_FILES:
         return 1
     return max(1, min(usable_cpus(), MAX_AUTO_WORKERS))
 
@@ -255,8 +257,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
             out.append(prepared_bytes(record, sort_keys=False))
             out.append(b"\n")
     except InputError as exc:
-        return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,
-                "hint": exc.hint}
+        return error_fields(exc)
     data = b"".join(out)
     if chunk.spill is None:
         return data, len(out) // 2, superseded
@@ -270,6 +271,15 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
 
 
 _SPILLING = threading.Lock()
+
+
+def _start_worker(parent: int, spill: str, context: Any) -> None:
+    """A worker's start: quiet (:func:`_quiet_worker`), and told how trace files are read
+    (``context``: inherited by the fork, never pickled)."""
+    from toolscore_export.trace_batches import set_context
+
+    _quiet_worker(parent, spill)
+    set_context(context)
 
 
 def _quiet_worker(parent: int, spill: str) -> None:
@@ -330,14 +340,14 @@ class Workers:
     it (or leaving the ``with`` block, by an error or Ctrl-C) stops every worker.
     """
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, context: Any = None) -> None:
         import tempfile
 
         self.count = count
         self.spill = tempfile.mkdtemp(prefix="toolscore-export-")  # the workers' encoded chunks, each read once
         try:
-            self._pool = _context().Pool(count, initializer=_quiet_worker,
-                                             initargs=(os.getpid(), self.spill))
+            self._pool = _context().Pool(count, initializer=_start_worker,
+                                             initargs=(os.getpid(), self.spill, context))
         except BaseException:
             os.rmdir(self.spill)
             raise
@@ -372,7 +382,14 @@ class Workers:
         self.close()
 
 
-def _raise(result: dict[str, Any]) -> None:
+def error_fields(exc: Any) -> dict[str, Any]:
+    """An InputError as the plain fields a worker sends back (see :func:`raise_fields`)."""
+    return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,
+            "hint": exc.hint}
+
+
+def raise_fields(result: dict[str, Any]) -> None:
+    """Raise, in the driver, the InputError a worker sent back as :func:`error_fields`."""
     from toolscore_core import InputError
 
     raise InputError(result.pop("message"), **result)
@@ -420,8 +437,7 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
             if isinstance(cell, str):  # anything else: the second pass names the line and what is wrong
                 keys.add(cell, where | number)
     except InputError as exc:
-        return {"message": exc.message, "file": exc.file, "location": exc.location, "expected": exc.expected,
-                "hint": exc.hint}
+        return error_fields(exc)
     return keys, None
 
 
@@ -443,7 +459,7 @@ def first_pass(path: Path, workers: Workers, on_torn: Any, spans: list[Span] | N
     chunks = _chunks_of(cut(), path, "", LineSet(bytearray()), {}, source=source, quick=quick)
     for result in workers.ordered(cell_ids, chunks):
         if isinstance(result, dict):
-            _raise(result)
+            raise_fields(result)
         keys, torn = result
         yield keys
         if torn is not None:
@@ -458,7 +474,7 @@ def encoded_rows(path: Path, sha256: str, lines: LineSet | None, attempts: dict[
     cut = spans if spans is not None else _spans(path, CHUNK_BYTES)
     for result in workers.ordered(encode_chunk, _chunks_of(cut, path, sha256, lines, attempts, workers.spill)):
         if isinstance(result, dict):
-            _raise(result)
+            raise_fields(result)
         data, count, superseded = result
         if isinstance(data, str):  # written to the spill folder: read once, then gone
             spilled = Path(data)
@@ -469,5 +485,5 @@ def encoded_rows(path: Path, sha256: str, lines: LineSet | None, attempts: dict[
             yield EncodedRecords(data, count)
 
 
-__all__ = ["AUTO_MIN_BYTES", "CHUNK_BYTES", "EncodedRecords", "LineSet", "Workers", "cell_ids", "choose_workers",
-           "encode_chunk", "encoded_rows", "first_pass"]
+__all__ = ["AUTO_MIN_BYTES", "AUTO_MIN_TRACE_FILES", "CHUNK_BYTES", "EncodedRecords", "LineSet", "Workers", "cell_ids",
+           "choose_workers", "encode_chunk", "encoded_rows", "error_fields", "first_pass", "raise_fields"]

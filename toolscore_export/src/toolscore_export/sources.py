@@ -775,7 +775,8 @@ class Sources:
                 self._held[index] = raw  # memory stays bounded: past the budget a trace file is read again
                 held += size
         row_paths = [p for p, k in zip(self.paths, kinds, strict=True) if k == RUN_ROW]
-        count = choose_workers(self.workers, sum(n for n, k in zip(sizes, kinds, strict=True) if k == RUN_ROW))
+        count = choose_workers(self.workers, sum(n for n, k in zip(sizes, kinds, strict=True) if k == RUN_ROW),
+                               kinds.count(TRACE))
         # runs files the workers' first pass reads are hashed as the driver cuts them (latest_lines)
         cut_hashes = count > 1 and bool(row_paths) and _fast_loads() is not None
         self.stats = [SourceStats(path=str(p), kind=k, sha256="" if cut_hashes and k == RUN_ROW else h or file_sha256(p),
@@ -790,7 +791,11 @@ class Sources:
                 self.on_torn(line)
 
         with contextlib.ExitStack() as stack:
-            workers = stack.enter_context(Workers(count)) if count > 1 and row_paths else None
+            workers = None
+            if count > 1 and (row_paths or TRACE in kinds):
+                from toolscore_export.trace_batches import TraceContext
+
+                workers = stack.enter_context(Workers(count, TraceContext(self.trace_format, self.gold, self.pm)))
             yield from self._runs(kinds, row_paths, torn, workers)
 
     def _runs(self, kinds: list[str], row_paths: list[Path], torn: Callable[[Any], None],
@@ -812,7 +817,14 @@ class Sources:
         from toolscore_core import InputError
 
         run_ids: set[str] = set()
+        traces: list[tuple[int, Path, SourceStats]] = []  # consecutive trace files, for the workers
         for index, (path, kind, stat) in enumerate(zip(self.paths, kinds, self.stats, strict=True)):
+            if kind == TRACE and workers is not None:
+                traces.append((index, path, stat))
+                continue
+            if traces:
+                yield from self._traces(traces, run_ids, workers)
+                traces = []
             if kind == RUN_ROW and workers is not None:
                 index = row_paths.index(path)
                 lines, attempts = latest.by_line(index)
@@ -840,6 +852,16 @@ class Sources:
                 run_ids.add(item.run_id)
                 stat.records += 1
                 yield item
+        if traces:
+            yield from self._traces(traces, run_ids, workers)
+
+    def _traces(self, files: list[tuple[int, Path, SourceStats]], run_ids: set[str],
+                workers: Workers | None) -> Iterator[EncodedRecords]:
+        """Consecutive trace files read by the workers, a batch of files per task (see trace_batches)."""
+        from toolscore_export.trace_batches import encoded_traces
+
+        assert workers is not None  # only gathered when there are workers
+        yield from encoded_traces(files, run_ids, self._held, workers)
 
 
 __all__ = ["RECEIPT", "RUN_ROW", "TRACE", "LatestRows", "SourceStats", "Sources", "detect_kind", "evaluation_summary",
