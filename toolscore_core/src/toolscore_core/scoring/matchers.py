@@ -367,6 +367,10 @@ def has_matcher(value: Any) -> bool:
     return False
 
 
+# The tag canonical gives a value of exactly each of these types (a bool is not "n").
+_SCALAR_TAGS: dict[type, str] = {str: "s", int: "n", float: "n", bool: "b"}
+
+
 def canonical(value: Any) -> Any:
     """A hashable form of a plain value that keeps bool, number, string and null apart.
 
@@ -379,7 +383,12 @@ def canonical(value: Any) -> Any:
     if kind is int or kind is float:
         return ("n", value)
     if kind is dict:
-        return ("d", frozenset([(k, canonical(v)) for k, v in value.items()]))
+        # Fast path: a value of exactly str, int, float or bool gets its tagged pair here,
+        # without a call of canonical; _SCALAR_TAGS holds exactly the tags the branches
+        # above and below give those four types, so the frozenset is the same.
+        tags = _SCALAR_TAGS
+        return ("d", frozenset([(k, (tag, v)) if (tag := tags.get(type(v))) is not None else (k, canonical(v))
+                                for k, v in value.items()]))
     if isinstance(value, bool):
         return ("b", value)
     if _is_number(value):

@@ -36,13 +36,13 @@ from __future__ import annotations
 import functools
 import sys
 from collections import defaultdict, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from toolscore_core.kernel.model import CallPair, ExpectedCall, LazyTuple, ToolCall, materialised
-from toolscore_core.scoring.matchers import Matcher, canonical, has_matcher, matches
+from toolscore_core.scoring.matchers import _SCALARS, Matcher, canonical, has_matcher, matches
 
 WINDOW = 256
 PREVIEW_CHARS = 80
@@ -129,8 +129,26 @@ def credit(expected: ExpectedCall, actual: ToolCall) -> Credit:
         return Credit(0, len(exp) or 1, 0)
     if not exp:
         return Credit(1 if not act else 0, 1, len(act) or 1)
-    matched = sum(1 for key, value in exp.items() if key in act and matches(value, act[key]))
-    return Credit(matched, len(exp), len(act) or 0)
+    return Credit(_matched_arguments(exp, act), len(exp), len(act) or 0)
+
+
+def _matched_arguments(exp: Mapping[str, Any], act: Mapping[str, Any]) -> int:
+    """How many of ``exp``'s arguments ``act`` has with a value that :func:`matches`.
+
+    Why not a generator of ``matches`` calls: in a trace where every pair differs, this ran
+    once per pair and the call per argument was most of its cost."""
+    matched = 0
+    for key, value in exp.items():
+        if key in act:
+            other = act[key]
+            kind = type(value)
+            # Fast path, safe: matches() answers exactly this for two values of one plain scalar type.
+            if kind is type(other) and kind in _SCALARS:
+                if value == other:
+                    matched += 1
+            elif matches(value, other):
+                matched += 1
+    return matched
 
 
 def explain_arguments(expected: ExpectedCall, actual: ToolCall) -> tuple[dict[str, float], tuple[dict[str, str], ...]]:
@@ -173,20 +191,74 @@ def _exact_key(args: dict[str, Any] | None) -> Any:
     return canonical(args)
 
 
+_ABSENT = object()  # an argument a call does not have
+
+
+class _Keys:
+    """The calls' ``canonical(args)``, read by a window as argument name -> canonical value.
+
+    Why: ``pair_calls`` hashed every call's arguments already (the exact pairs and the
+    index); a window that hashed each value again spent most of its Python time on it.
+    ``canonical`` of an argument dict is ``("d", frozenset of (name, canonical(value)))``,
+    so the dict of that frozenset gives each value's canonical form, equal to what hashing
+    the value again gives. ``expected`` holds None for a call whose arguments hold a
+    matcher (or were not checked): such a row is compared value by value as before.
+    """
+
+    __slots__ = ("actual", "expected")
+
+    def __init__(self, expected: Sequence[Any], actual: Sequence[Any]) -> None:
+        self.expected, self.actual = expected, actual
+
+    @staticmethod
+    def _pairs(indexes: Sequence[int], keys: Sequence[Any]) -> list[frozenset[tuple[str, Any]] | None] | None:
+        pairs: list[frozenset[tuple[str, Any]] | None] = []
+        for i in indexes:
+            key = keys[i]
+            if key is None or key[0] == "z":  # no arguments: canonical(None) is ("z",)
+                pairs.append(None)
+            elif key[0] == "d":
+                pairs.append(key[1])
+            else:
+                return None  # arguments that are not a dict: the window hashes them as before
+        return pairs
+
+    def actual_pairs(self, act_idx: Sequence[int]) -> list[frozenset[tuple[str, Any]] | None] | None:
+        """Per actual call of the window: its (name, canonical value) pairs (None: args not recorded)."""
+        return self._pairs(act_idx, self.actual)
+
+    def expected_pairs(self, exp_idx: Sequence[int]) -> list[frozenset[tuple[str, Any]] | None] | None:
+        """Per expected call of the window: its (name, canonical value) pairs (None: no key, see above)."""
+        return self._pairs(exp_idx, self.expected)
+
+    def actual_maps(self, act_idx: Sequence[int]) -> list[dict[str, Any] | None] | None:
+        """:meth:`actual_pairs` as dicts, for reading one argument name at a time."""
+        pairs = self.actual_pairs(act_idx)
+        return None if pairs is None else [None if p is None else dict(p) for p in pairs]
+
+    def expected_maps(self, exp_idx: Sequence[int]) -> list[dict[str, Any] | None] | None:
+        """:meth:`expected_pairs` as dicts, for reading one argument name at a time."""
+        pairs = self.expected_pairs(exp_idx)
+        return None if pairs is None else [None if p is None else dict(p) for p in pairs]
+
+
 def _solve_window(
     exp_idx: Sequence[int],
     act_idx: Sequence[int],
     expected: Sequence[ExpectedCall],
     actual: Sequence[ToolCall],
+    keys: _Keys | None = None,
 ) -> list[tuple[int, int, int]]:
     """Optimal assignment inside one window (lexicographic: most matched units, then fewest
-    unrequested actual arguments, then calls that succeeded, then closest positions)."""
+    unrequested actual arguments, then calls that succeeded, then closest positions).
+
+    ``keys``: the calls' ``canonical(args)`` when the caller has them (see :class:`_Keys`)."""
     if len(exp_idx) == 1 or len(act_idx) == 1:
         line = _solve_line(exp_idx, act_idx, expected, actual)
         if line is not None:
             return line
     if "numpy" not in sys.modules:  # once numpy is loaded, its matrix is cheaper than this
-        sparse = _sparse_minima(exp_idx, act_idx, expected, actual)
+        sparse = _sparse_minima(exp_idx, act_idx, expected, actual, keys)
         if sparse is not None:
             return sparse
     import numpy as np
@@ -203,7 +275,9 @@ def _solve_window(
     act_units_for_empty = np.array([0 if a is None else (len(a) or 1) for a in act_args], dtype=np.int64)
     expects_nothing = np.array([expected[i].args == {} for i in exp_idx], dtype=bool)
     # Matched units, one argument name at a time, vectorised over plain values.
-    keys: dict[str, list[int]] = defaultdict(list)
+    act_maps = keys.actual_maps(act_idx) if keys is not None else None
+    row_maps = keys.expected_maps(exp_idx) if keys is not None else None
+    names: dict[str, list[int]] = defaultdict(list)
     for row, i in enumerate(exp_idx):
         args = expected[i].args
         if args is None:
@@ -214,15 +288,26 @@ def _solve_window(
                     matched[row, col] = 1
             continue
         for key in args:
-            keys[key].append(row)
-    for key, rows in keys.items():
+            names[key].append(row)
+    for key, rows in names.items():
         codes: dict[Any, int] = {}
         # built as a list, then one array: setting numpy items one by one cost more than the codes
-        act_codes = np.array([codes.setdefault(canonical(a[key]), len(codes)) if a is not None and key in a else -2
-                              for a in act_args], dtype=np.int64)
+        if act_maps is not None:  # the same canonical values, read from the calls' keys, in the same order
+            act_codes = np.array([-2 if mp is None or (c := mp.get(key, _ABSENT)) is _ABSENT
+                                  else codes.setdefault(c, len(codes)) for mp in act_maps], dtype=np.int64)
+        else:
+            act_codes = np.array([codes.setdefault(canonical(a[key]), len(codes)) if a is not None and key in a
+                                  else -2 for a in act_args], dtype=np.int64)
         plain_rows: list[int] = []
         plain_codes: list[int] = []
         for row in rows:
+            row_map = row_maps[row] if row_maps is not None else None
+            if row_map is not None:  # safe: a row has a key only when no matcher sits in its arguments
+                code = codes.get(row_map[key], -1)
+                if code >= 0:
+                    plain_rows.append(row)
+                    plain_codes.append(code)
+                continue
             value = expected[exp_idx[row]].args[key]  # type: ignore[index]
             if has_matcher(value):
                 for col, a in enumerate(act_args):
@@ -356,6 +441,7 @@ def _sparse_minima(
     act_idx: Sequence[int],
     expected: Sequence[ExpectedCall],
     actual: Sequence[ToolCall],
+    keys: _Keys | None = None,
 ) -> list[tuple[int, int, int]] | None:
     """:func:`strict_minima` without numpy, for windows of plain arguments; None: ask the matrix.
 
@@ -369,7 +455,7 @@ def _sparse_minima(
     choices are distinct, that is what :func:`strict_minima` finds in the full matrix.
     Only when there are no more expected than actual calls, every expectation has plain
     arguments, every actual call recorded its arguments and each row's best partner misses
-    at most one argument.
+    at most one argument. ``keys``: as in :func:`_solve_window`.
     """
     n, m = len(exp_idx), len(act_idx)
     act_args = [a for a in (actual[j].args for j in act_idx) if a is not None]
@@ -377,9 +463,15 @@ def _sparse_minima(
     if n > m or len(act_args) < m or len(rows) < n:
         return None
     index: dict[str, dict[Any, set[int]]] = {}
+    # The index and the rows read the calls' (name, canonical value) pairs from their keys when
+    # given (every call here has arguments, so each actual call has its pairs); the order of
+    # a call's pairs changes neither the index nor a row's answer.
+    act_pairs = keys.actual_pairs(act_idx) if keys is not None else None
     for col, a in enumerate(act_args):
-        for key, value in a.items():
-            index.setdefault(key, {}).setdefault(canonical(value), set()).add(col)
+        pairs = act_pairs[col] if act_pairs is not None else None
+        for key, value in pairs if pairs is not None else [(key, canonical(value)) for key, value in a.items()]:
+            index.setdefault(key, {}).setdefault(value, set()).add(col)
+    row_pairs = keys.expected_pairs(exp_idx) if keys is not None else None
     units_for_empty = sum(len(a) or 1 for a in act_args)
     pairs_bound = float(min(n, m) + 1)
     low = pairs_bound
@@ -393,7 +485,9 @@ def _sparse_minima(
     taken: set[int] = set()
     nothing: set[int] = set()
     for row, args in enumerate(rows):
-        found = _most_matched(args, index, nothing)
+        pairs = row_pairs[row] if row_pairs is not None else None
+        found = _most_matched(pairs if pairs is not None else [(key, canonical(value)) for key, value in args.items()],
+                              index, nothing)
         if found is None:
             return None
         most, candidates = found
@@ -411,14 +505,15 @@ def _sparse_minima(
     return chosen
 
 
-def _most_matched(args: dict[str, Any], index: dict[str, dict[Any, set[int]]],
+def _most_matched(canonical_args: Iterable[tuple[str, Any]], index: dict[str, dict[Any, set[int]]],
                   nothing: set[int]) -> tuple[int, set[int]] | None:
-    """The most arguments of ``args`` any column matches, and the columns that match that many.
+    """The most arguments any column matches, and the columns that match that many.
 
-    Found by intersecting the columns holding each value (``index``: name -> canonical value
-    -> columns), all of them, then all but one: an ordinary row has its partner there.
-    None when the best column misses two or more arguments (then the matrix decides)."""
-    postings = [index.get(key, {}).get(canonical(value), nothing) for key, value in args.items()]
+    ``canonical_args``: a row's (argument name, canonical value) pairs. Found by intersecting the
+    columns holding each value (``index``: name -> canonical value -> columns), all of them,
+    then all but one: an ordinary row has its partner there. None when the best column
+    misses two or more arguments (then the matrix decides)."""
+    postings = [index.get(key, {}).get(value, nothing) for key, value in canonical_args]
     every = set.intersection(*postings)
     if every:
         return len(postings), every
@@ -456,17 +551,25 @@ def _affinity_candidates(
     postings: dict[tuple[str, Any], list[int]],
     expected: Sequence[ExpectedCall],
     limit: int,
+    expected_keys: Sequence[Any] | None = None,
 ) -> list[int]:
-    """The remaining actual calls sharing the most distinctive argument values with ``chunk``."""
+    """The remaining actual calls sharing the most distinctive argument values with ``chunk``.
+
+    ``expected_keys``: ``canonical(args)`` of the expected calls without a matcher (None for
+    the others), when the caller has them; the counts do not depend on the order of a
+    call's (name, value) pairs, so the key's frozenset serves as well as the values."""
     hits: dict[int, int] = defaultdict(int)
     for i in chunk:
         args = expected[i].args
         if not args:
             continue
-        for key, value in args.items():
-            if has_matcher(value):
-                continue
-            for j in postings.get((key, canonical(value)), ()):
+        key_i = expected_keys[i] if expected_keys is not None else None
+        if key_i is not None and key_i[0] == "d":  # safe: a key exists only for arguments without a matcher
+            pairs: Any = key_i[1]
+        else:
+            pairs = [(key, canonical(value)) for key, value in args.items() if not has_matcher(value)]
+        for pair in pairs:
+            for j in postings.get(pair, ()):
                 if j in remaining:
                     hits[j] += 1
     ranked = sorted(hits, key=lambda j: (-hits[j], j))
@@ -491,6 +594,7 @@ def _assign_block(
     actual: Sequence[ToolCall],
     window: int,
     actual_keys: Sequence[Any] | None = None,
+    expected_keys: Sequence[Any] | None = None,
 ) -> list[tuple[int, int]]:
     """Pair the remaining calls of one tool, window by window, until one side is used up.
 
@@ -502,9 +606,11 @@ def _assign_block(
     so every call that can be paired is.
 
     ``actual_keys``: ``canonical(args)`` of the actual calls, when the caller has them, so
-    the index does not hash every value again.
+    the index does not hash every value again; ``expected_keys`` the same of the expected
+    calls without a matcher (None for the others). With both, the windows read them too.
     """
     result: list[tuple[int, int]] = []
+    keys = _Keys(expected_keys, actual_keys) if expected_keys is not None and actual_keys is not None else None
     if len(exp_idx) > window or len(act_idx) > window:
         postings: dict[tuple[str, Any], list[int]] = defaultdict(list)
         for j in act_idx:
@@ -517,12 +623,13 @@ def _assign_block(
         leftover: list[int] = []
         for start in range(0, len(exp_idx), window):
             chunk = exp_idx[start:start + window]
-            candidates = _affinity_candidates(chunk, remaining, postings, expected, window) if remaining else []
+            candidates = (_affinity_candidates(chunk, remaining, postings, expected, window, expected_keys)
+                          if remaining else [])
             if not candidates:
                 leftover.extend(chunk)
                 continue
             paired = set()
-            for e, a, matched in _solve_window(chunk, candidates, expected, actual):
+            for e, a, matched in _solve_window(chunk, candidates, expected, actual, keys):
                 if matched > 0:
                     result.append((e, a))
                     paired.add(e)
@@ -533,7 +640,7 @@ def _assign_block(
     while exp_idx and act_idx:
         n, m = len(exp_idx), len(act_idx)
         if n <= window and m <= window:
-            result.extend((e, a) for e, a, _ in _solve_window(exp_idx, act_idx, expected, actual))
+            result.extend((e, a) for e, a, _ in _solve_window(exp_idx, act_idx, expected, actual, keys))
             break
         paired_e: set[int] = set()
         paired_a: set[int] = set()
@@ -543,7 +650,7 @@ def _assign_block(
             a_part = act_idx[c * m // chunks:(c + 1) * m // chunks]
             if not e_part or not a_part:
                 continue
-            for e, a, _ in _solve_window(e_part, a_part, expected, actual):
+            for e, a, _ in _solve_window(e_part, a_part, expected, actual, keys):
                 result.append((e, a))
                 paired_e.add(e)
                 paired_a.add(a)
@@ -587,10 +694,12 @@ def pair_calls(
                 queues[0 if actual[held].succeeded else 1].append(held)
                 held = by_key[key] = queues
             held[0 if call.succeeded else 1].append(j)
+    expected_keys: list[Any] = [None] * len(expected)  # kept for the windows (None: no key)
     for i, exp in enumerate(expected):
         if exp.args is None or has_matcher(exp.args):
             continue
-        key = (exp.tool, _exact_key(exp.args))
+        exp_key = expected_keys[i] = _exact_key(exp.args)
+        key = (exp.tool, exp_key)
         found = by_key.get(key)
         if found is None:
             continue
@@ -619,7 +728,7 @@ def pair_calls(
         a_list = rest_a.get(tool)
         if not a_list:
             continue
-        for i, j in _assign_block(e_list, a_list, expected, actual, window, actual_keys):
+        for i, j in _assign_block(e_list, a_list, expected, actual, window, actual_keys, expected_keys):
             exp_to_act[i] = j
             act_to_exp[j] = i
 

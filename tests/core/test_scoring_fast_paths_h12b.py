@@ -1,0 +1,207 @@
+"""Fast paths of issue 12, second round: each one gives exactly what the general path gives.
+
+Each test writes the general rule out (or calls the general path) and compares it with the
+fast path on random inputs, so a fast path that drifts from its rule fails here.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import random
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from toolscore_core.kernel.model import ExpectedCall, ToolCall
+from toolscore_core.scoring import pairing
+from toolscore_core.scoring.matchers import ANY, Approx, Regex, canonical, has_matcher, matches
+
+
+class _Colour(enum.IntEnum):
+    RED = 1
+
+
+class _Text(str):
+    pass
+
+
+NAN = math.nan  # one object: canonical forms holding it compare equal by identity
+SCALARS: list[Any] = [0, 1, -1, 2, 1.0, 0.0, 2.5, True, False, None, "", "1", "x", "True", NAN, float("nan"),
+                      _Colour.RED, _Text("x"), 10**30]
+
+
+def _reference_canonical(value: Any) -> Any:
+    """canonical() through its general branches only: every dict, at any depth, is handed over
+    as a read-only mapping (not a dict), so no value is tagged by the dict fast path."""
+    return canonical(_without_dicts(value))
+
+
+def _without_dicts(value: Any) -> Any:
+    if type(value) is dict:
+        return MappingProxyType({k: _without_dicts(v) for k, v in value.items()})
+    if type(value) is list:
+        return [_without_dicts(v) for v in value]
+    return value
+
+
+def _typed(form: Any) -> Any:
+    """A form with the type of every leaf spelled out, so ``1``, ``1.0`` and ``True`` differ."""
+    if isinstance(form, tuple):
+        return ("tuple", tuple(_typed(x) for x in form))
+    if isinstance(form, frozenset):
+        return ("frozenset", sorted(repr(_typed(x)) for x in form))
+    return (type(form).__name__, repr(form))
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if roll < 0.6 or depth > 2:
+        return rng.choice(SCALARS)
+    if roll < 0.75:
+        return {rng.choice("abc"): _value(rng, depth + 1) for _ in range(rng.randrange(3))}
+    if roll < 0.9:
+        return [_value(rng, depth + 1) for _ in range(rng.randrange(3))]
+    return rng.choice([(1, "x"), {1, 2}, b"raw"])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_canonical_of_a_dict_is_the_general_form(seed: int) -> None:
+    """The dict fast path (scalar values tagged in place) gives the very form of the general branches."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        value = {rng.choice(["q", "page", "x", 1]): _value(rng) for _ in range(rng.randrange(5))}
+        fast, reference = canonical(value), _reference_canonical(value)
+        assert fast == reference
+        assert hash(fast) == hash(reference)
+        assert _typed(fast) == _typed(reference)
+
+
+def _reference_matched(exp: Mapping[str, Any], act: Mapping[str, Any]) -> int:
+    return sum(1 for key, value in exp.items() if key in act and matches(value, act[key]))
+
+
+def _expected_value(rng: random.Random) -> Any:
+    roll = rng.random()
+    if roll < 0.1:
+        return Regex("x|1")
+    if roll < 0.15:
+        return rng.choice([ANY, Approx(1.0, rel=0.01)])
+    return _value(rng)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_credit_counts_what_matches_counts(seed: int) -> None:
+    """credit()'s inline comparison of same-type scalars counts what a call of matches() per argument counts."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        exp = {k: _expected_value(rng) for k in rng.sample("abcde", rng.randint(1, 5))}
+        act = {k: rng.choice([exp[k], _value(rng)]) if k in exp and rng.random() < 0.6 else _value(rng)
+               for k in rng.sample("abcdef", rng.randint(0, 6))}
+        got = pairing.credit(ExpectedCall(tool="t", args=exp), ToolCall(tool="t", args=act))
+        assert got.matched == _reference_matched(exp, act)
+        assert (got.expected_units, got.actual_units) == (len(exp), len(act))
+
+
+def _window(rng: random.Random, n: int, m: int) -> tuple[list[ExpectedCall], list[ToolCall]]:
+    """A window of one tool: plain rows, matcher rows, unchecked and empty rows, nested values,
+    unrecorded and empty actual arguments, failed calls; values drawn from few, so ties abound."""
+    small = [0, 1, 1.0, True, "x", "1", None, [1], {"k": 1}, {"k": True}]
+
+    def args() -> dict[str, Any]:
+        return {k: rng.choice(small) for k in rng.sample(["a", "b", "c"], rng.randint(1, 3))}
+
+    expected = []
+    for _ in range(n):
+        e_args: dict[str, Any] | None = args()
+        roll = rng.random()
+        if roll < 0.15:
+            e_args = dict(e_args, a=Regex("x|1"))
+        elif roll < 0.25:
+            e_args = rng.choice([None, {}])
+        expected.append(ExpectedCall(tool="t", args=e_args))
+    actual = [ToolCall(tool="t", args=rng.choice([args(), args(), args(), {}, None]), is_error=rng.random() < 0.2)
+              for _ in range(m)]
+    return expected, actual
+
+
+def _seeded_window(seed: int, low: int, high: int) -> tuple[random.Random, list[ExpectedCall], list[ToolCall]]:
+    """A :func:`_window` of ``low`` to ``high`` calls a side, and the generator to draw more from."""
+    rng = random.Random(seed)
+    n, m = rng.randint(low, high), rng.randint(low, high)
+    return (rng, *_window(rng, n, m))
+
+
+def _keys(expected: list[ExpectedCall], actual: list[ToolCall]) -> tuple[list[Any], list[Any]]:
+    """The keys as evaluate() hands them over: every actual call's canonical(args) (None too),
+    the expected calls' only when checked and without a matcher."""
+    exp_keys = [None if e.args is None or has_matcher(e.args) else canonical(e.args) for e in expected]
+    return exp_keys, [canonical(c.args) for c in actual]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_windows_reading_the_keys_solve_as_windows_hashing_the_values(seed: int) -> None:
+    """The matrix (and the numpy-free shortcut) built from the calls' keys pair as built from the values."""
+    pytest.importorskip("numpy")
+    _, expected, actual = _seeded_window(seed, 1, 12)
+    keys = pairing._Keys(*_keys(expected, actual))
+    assert keys.actual_maps(list(range(len(actual)))) is not None  # the keys are read, not set aside
+    _same_with_keys(pairing._solve_window, expected, actual, keys)
+    _same_with_keys(pairing._sparse_minima, expected, actual, keys)
+
+
+def _same_with_keys(solve: Callable[..., Any], expected: list[ExpectedCall], actual: list[ToolCall],
+                    keys: Any) -> None:
+    """``solve`` on the whole window answers the same with the keys as without them."""
+    rows, cols = list(range(len(expected))), list(range(len(actual)))
+    assert solve(rows, cols, expected, actual, keys) == solve(rows, cols, expected, actual)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_sparse_windows_reading_the_keys_answer_as_hashing_the_values(seed: int) -> None:
+    """Plain windows (where the numpy-free shortcut answers): the same answer from the keys."""
+    rng = random.Random(seed)
+    n, m = rng.randint(2, 10), rng.randint(2, 12)
+    expected: list[ExpectedCall] = []
+    actual: list[ToolCall] = []
+    for i in range(max(n, m)):
+        args = {"q": f"item {i}", "page": rng.randint(0, 3), "exact": rng.random() < 0.5}
+        if i < n:
+            expected.append(ExpectedCall(tool="t", args=dict(args)))
+        if i < m:
+            changed = dict(args)
+            for key in rng.sample(sorted(changed), rng.randint(0, 1)):
+                changed[key] = rng.choice([0, 2, "other", False, 1.0])
+            actual.append(ToolCall(tool="t", args=changed, is_error=rng.random() < 0.1))
+    _same_with_keys(pairing._sparse_minima, expected, actual, pairing._Keys(*_keys(expected, actual)))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_blocks_with_both_keys_pair_as_blocks_without(seed: int) -> None:
+    """Long blocks (index, candidates, windows, leftovers) pair the same with the keys as without any."""
+    pytest.importorskip("numpy")
+    rng, expected, actual = _seeded_window(seed, 10, 60)
+    n, m = len(expected), len(actual)
+    for e in expected[: n // 2]:  # distinctive values too, so the index finds candidates
+        if e.args and not has_matcher(e.args):
+            e.args["q"] = f"v{rng.randrange(30)}"
+    for c in actual[: m // 2]:
+        if c.args is not None:
+            c.args["q"] = f"v{rng.randrange(30)}"
+    exp_keys, act_keys = _keys(expected, actual)
+    window = rng.choice([4, 8, 16, 256])
+    plain = pairing._assign_block(list(range(n)), list(range(m)), expected, actual, window)
+    assert pairing._assign_block(list(range(n)), list(range(m)), expected, actual, window, act_keys, exp_keys) == plain
+    rows = list(range(n))
+    assert (pairing._affinity_candidates(rows, set(range(m)), _postings(actual), expected, window, exp_keys)
+            == pairing._affinity_candidates(rows, set(range(m)), _postings(actual), expected, window))
+
+
+def _postings(actual: list[ToolCall]) -> dict[tuple[str, Any], list[int]]:
+    postings: dict[tuple[str, Any], list[int]] = {}
+    for j, call in enumerate(actual):
+        for key, value in (call.args or {}).items():
+            postings.setdefault((key, canonical(value)), []).append(j)
+    return postings
