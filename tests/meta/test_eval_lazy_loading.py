@@ -43,16 +43,17 @@ PROBE = textwrap.dedent(
 )
 
 
-def run_eval(*args: str) -> dict[str, Any]:
+def run_cli(*args: str) -> dict[str, Any]:
+    """Exit code, stdout and the modules imported by ``toolscore ARGS`` in a fresh interpreter."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSCORE_")}
-    done = subprocess.run([sys.executable, "-c", PROBE, "eval", *args], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
                           timeout=120, env=env)
     result: dict[str, Any] = json.loads(done.stderr.strip().splitlines()[-1])
     return result
 
 
 def test_eval_with_the_console_report_imports_no_other_plugins_reports() -> None:
-    result = run_eval(str(FIXTURES / "gold.json"), str(FIXTURES / "session.json"))
+    result = run_cli("eval", str(FIXTURES / "gold.json"), str(FIXTURES / "session.json"))
     assert result["code"] == 0
     assert "Overall Score" in result["out"] and "Grade " in result["out"]
     assert "toolscore_mcp.plugin" in result["modules"]  # the plugins were loaded...
@@ -62,7 +63,7 @@ def test_eval_with_the_console_report_imports_no_other_plugins_reports() -> None
 
 
 def test_an_unknown_format_is_listed_without_importing_the_plugins_reports() -> None:
-    result = run_eval(str(FIXTURES / "gold.json"), str(FIXTURES / "session.json"), "--report", "sarif")
+    result = run_cli("eval", str(FIXTURES / "gold.json"), str(FIXTURES / "session.json"), "--report", "sarif")
     assert result["code"] == 2  # lint-sarif is not an evaluation format
     assert [m for m in NOT_FOR_EVAL if m in result["modules"]] == []
 
@@ -70,6 +71,12 @@ def test_an_unknown_format_is_listed_without_importing_the_plugins_reports() -> 
 def test_a_plugin_format_is_the_real_exporter_when_asked_for() -> None:
     exporter = find_exporter("lint", "sarif", pm=PluginManager(strict=True))
     assert type(exporter).__name__ == "LintSARIF" and not isinstance(type(exporter), LazyClassType)
+
+
+def test_the_root_help_imports_neither_rich_nor_difflib() -> None:
+    result = run_cli("--help")
+    assert result["code"] == 0 and "Commands:" in result["out"]
+    assert [m for m in result["modules"] if m.split(".")[0] in ("rich", "difflib")] == []
 
 
 def test_first_party_stand_ins_match_the_classes_they_stand_for() -> None:

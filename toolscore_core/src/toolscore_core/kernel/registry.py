@@ -10,7 +10,6 @@ so the core item is used and the plugin's item is refused (and listed in ``refus
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import inspect
 from collections.abc import Iterator
@@ -232,6 +231,8 @@ def accepted_settings(factory: Any, settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def _choices(name: str, names: list[str]) -> str:
+    import difflib  # here, not at the top: only an unknown name needs it, and every command builds a registry
+
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     listed = ", ".join(names) if names else "none installed"
     if close:
