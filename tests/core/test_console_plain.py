@@ -154,3 +154,19 @@ def test_text_it_cannot_draw_exactly_goes_to_rich() -> None:
     out = io.StringIO()
     render_console(evaluate(gold, trace, plugin_manager=PluginManager(autoload=False)), out, color=False)
     assert "東京" in out.getvalue() and "┏" in out.getvalue()  # drawn by rich, as before
+
+
+@pytest.mark.parametrize("where", ["windows", "notebook"])
+def test_where_rich_draws_differently_it_draws(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A legacy Windows console gets other box characters, a notebook its own display: rich knows."""
+    import sys
+
+    from toolscore_core.reports import console
+
+    data = summarize(evaluate([{"tool": "a"}], [{"tool": "b"}], plugin_manager=PluginManager(autoload=False)))
+    assert console._plain_report(data, 100) is not None
+    if where == "windows":
+        monkeypatch.setattr(sys, "platform", "win32")
+    else:
+        monkeypatch.setitem(sys.modules, "IPython", sys)
+    assert console._plain_report(data, 100) is None

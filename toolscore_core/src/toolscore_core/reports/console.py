@@ -74,6 +74,8 @@ def render_console(evaluation: Evaluation, stream: IO[str], *, color: bool | Non
 def _plain_report(data: ReportData, width: int) -> str | None:
     """The report drawn without rich (the same characters: see
     :mod:`toolscore_core.reports.console_plain`), or None when it needs rich's layout."""
+    if _rich_decides():
+        return None
     from toolscore_core.reports.console_plain import Unfit, report_lines
 
     try:
@@ -81,6 +83,15 @@ def _plain_report(data: ReportData, width: int) -> str | None:
     except Unfit:
         return None
     return "\n".join(text.rstrip() for text in [*lines, ""])
+
+
+def _rich_decides() -> bool:
+    """True where rich draws differently from its usual characters, so only rich is exact:
+    on a legacy Windows console it swaps the box characters, and in a notebook (IPython
+    loaded, or Databricks) it shows the report in the notebook rather than writing it."""
+    import sys
+
+    return sys.platform == "win32" or "IPython" in sys.modules or "DATABRICKS_RUNTIME_VERSION" in os.environ
 
 
 def _terminal_width() -> int:
