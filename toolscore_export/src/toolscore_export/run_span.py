@@ -91,28 +91,43 @@ def run_span_id(path: Path, trace_id: str | None, requests: Iterable[Any] | None
     try:
         if requests is None and path.stat().st_size > _MAX_BYTES:
             return None
-        agents: set[str] = set()
-        roots: set[str] = set()
+        found = RunSpans()
         for request in _requests(path) if requests is None else requests:
             for span in _spans(request):
-                span_id = span.get("spanId")
-                if not isinstance(span_id, str) or str(span.get("traceId", "")).lower() != trace_id.lower():
-                    continue
-                span_id = span_id.lower()
-                if not _SPAN_ID.fullmatch(span_id):
-                    continue
-                if _operation(span) == _AGENT:
-                    agents.add(span_id)
-                if not span.get("parentSpanId"):
-                    roots.add(span_id)
+                found.add(span, trace_id)
     except (OSError, RecursionError):
         return None
-    for found in (agents, roots):
-        if len(found) == 1:
-            return next(iter(found))
-        if found:
-            return None
-    return None
+    return found.pick()
 
 
-__all__ = ["as_requests", "run_span_id"]
+class RunSpans:
+    """The candidates for a trace's run span, gathered span by span: its agent spans and its roots."""
+
+    def __init__(self) -> None:
+        self.agents: set[str] = set()
+        self.roots: set[str] = set()
+
+    def add(self, span: dict[str, Any], trace_id: str) -> None:
+        """Count ``span`` (a raw OTLP/JSON span) if it belongs to trace ``trace_id`` and has a hex id."""
+        span_id = span.get("spanId")
+        if not isinstance(span_id, str) or str(span.get("traceId", "")).lower() != trace_id.lower():
+            return
+        span_id = span_id.lower()
+        if not _SPAN_ID.fullmatch(span_id):
+            return
+        if _operation(span) == _AGENT:
+            self.agents.add(span_id)
+        if not span.get("parentSpanId"):
+            self.roots.add(span_id)
+
+    def pick(self) -> str | None:
+        """The one agent span, else the one root; None when either rule finds several (never a guess)."""
+        for found in (self.agents, self.roots):
+            if len(found) == 1:
+                return next(iter(found))
+            if found:
+                return None
+        return None
+
+
+__all__ = ["RunSpans", "as_requests", "run_span_id"]

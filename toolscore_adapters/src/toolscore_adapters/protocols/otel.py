@@ -11,7 +11,7 @@ trace's metadata (``torn_tail``), which commands print as a warning.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -73,6 +73,11 @@ class OtelAdapter(TraceAdapter):
             trace.metadata[TORN_KEY] = torn[0]
         return trace
 
+    def load_spans(self, source: Iterable[spans.Span | None]) -> Trace:
+        """The trace of decoded spans (``None``: a span :func:`wanted` turned down), as
+        :meth:`load` and :meth:`load_path` make it: for a reader that groups a file's spans itself."""
+        return self._trace(iter(source))
+
     def _trace(self, source: Iterator[spans.Span | None]) -> Trace:
         """Keep tool-call spans, and the latest answer text (``None`` = a span the pre-filter
         already dropped)."""
@@ -110,7 +115,7 @@ class OtelAdapter(TraceAdapter):
             if not spans.is_export_request(data):
                 raise InputError("is not an OTLP export (no 'resourceSpans' list)", location="$",
                                  expected='{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}')
-            yield from spans.iter_request_spans(data, keep=_wanted)
+            yield from spans.iter_request_spans(data, keep=wanted)
             return
         if not isinstance(data, (list, tuple)):
             raise InputError(f"cannot read OpenTelemetry spans from {type(data).__name__}",
@@ -122,7 +127,7 @@ class OtelAdapter(TraceAdapter):
                 yield spans.sdk_span(item, where, order)
                 order += 1
             elif spans.is_export_request(item):
-                for span in spans.iter_request_spans(item, where, order, keep=_wanted):
+                for span in spans.iter_request_spans(item, where, order, keep=wanted):
                     order += 1
                     yield span
             elif spans.is_sdk_json_span(item):
@@ -130,14 +135,14 @@ class OtelAdapter(TraceAdapter):
                 order += 1
             elif _is_bare_otlp_span(item):
                 yield from spans.iter_request_spans({"resourceSpans": [{"scopeSpans": [{"spans": [item]}]}]},
-                                                    where, order, keep=_wanted)
+                                                    where, order, keep=wanted)
                 order += 1
             else:
                 raise InputError("is neither an OTLP export request nor a span", location=where,
                                  expected='{"resourceSpans": [...]} or a span object')
 
 
-def _wanted(name: str, attributes: dict[str, Any]) -> bool:
+def wanted(name: str, attributes: dict[str, Any]) -> bool:
     """Spans worth decoding in full: tool calls, and spans whose messages hold an answer,
     requested calls or tool responses."""
     return is_tool_span(name, attributes) or carries_answer(attributes) or has_responses(attributes)
@@ -158,7 +163,7 @@ def _stream_file_spans(path: Path, torn: list[str] | None = None) -> Iterator[sp
             raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
                              location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
         try:
-            for span in spans.iter_request_spans(request, f"line {number}: $", order, keep=_wanted):
+            for span in spans.iter_request_spans(request, f"line {number}: $", order, keep=wanted):
                 order += 1
                 yield span
         except InputError as exc:

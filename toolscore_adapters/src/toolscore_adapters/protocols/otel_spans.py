@@ -281,8 +281,21 @@ def iter_request_spans(request: Any, where: str = "$", start_order: int = 0,
     With ``keep``, a span it rejects (from its name and attributes) is yielded as ``None``,
     undecoded beyond that: most spans of a GenAI export are not tool calls.
     """
-    request = _dict(request, where)
     order = start_order
+    for span_where, raw in iter_raw_spans(request, where):
+        yield _otlp_span(raw, span_where, order, keep)
+        order += 1
+
+
+def otlp_span(raw: Any, where: str, order: int, keep: Keep | None = None) -> Span | None:
+    """One raw OTLP/JSON span decoded, as :func:`iter_request_spans` decodes it (``None``: ``keep`` said no)."""
+    return _otlp_span(raw, where, order, keep)
+
+
+def iter_raw_spans(request: Any, where: str = "$") -> Iterator[tuple[str, Any]]:
+    """``(place, span)`` of each raw span of one export request, in order; a malformed request
+    is an InputError naming the place (the spans themselves are not checked here)."""
+    request = _dict(request, where)
     resources = _get(request, "resourceSpans", "resource_spans")
     for r, resource in enumerate(_list(resources, f"{where}.resourceSpans")):
         resource_where = f"{where}.resourceSpans[{r}]"
@@ -296,8 +309,7 @@ def iter_request_spans(request: Any, where: str = "$", start_order: int = 0,
             scope_where = f"{resource_where}.{scope_key}[{s}]"
             scope = _dict(scope, scope_where)
             for i, raw in enumerate(_list(scope.get("spans"), f"{scope_where}.spans")):
-                yield _otlp_span(raw, f"{scope_where}.spans[{i}]", order, keep)
-                order += 1
+                yield f"{scope_where}.spans[{i}]", raw
 
 
 def is_sdk_json_span(data: Any) -> bool:
