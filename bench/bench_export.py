@@ -1,7 +1,7 @@
 """`toolscore export` from harness run rows (or OTLP trace files): records per second and peak memory.
 
 Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3] [--format aef|otel] [--traces N]
-     [--workers N] [--sha256] [--rounds N]
+     [--otlp-traces N] [--workers N] [--sha256] [--rounds N]
 Writes a runs file of --rows distinct cells (one realistic row, written by the kernel's
 RunWriter, with its cell id varied; --calls tool calls each, one of them denied), then
 exports it with export_runs() exactly as the command does: both passes over the file,
@@ -10,7 +10,10 @@ records/s of wall time and of CPU time (this process plus its worker processes: 
 machine is shared), and the process's peak RSS growth (VmHWM reset before the export, read
 after) with the largest worker's peak RSS when workers ran (``--workers``, default auto). ``--format otel`` writes the verdicts
 as OTLP/JSON evaluation events instead; ``--traces N`` exports N copies of an OTLP/JSON
-trace file of the adapter fixtures (one record each) instead of a runs file.
+trace file of the adapter fixtures (one record each) instead of a runs file;
+``--otlp-traces N`` exports one JSON Lines OTLP file of N traces (that fixture's spans
+under N trace ids, each trace's spans split over two lines as a collector batches them)
+with ``per_trace=True``: one record per trace.
 """
 
 from __future__ import annotations
@@ -47,6 +50,25 @@ def runs_file(path: Path, rows: int, calls: int) -> None:
             handle.write(json.dumps(base, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
+def otlp_traces_file(path: Path, trace: bytes, count: int) -> None:
+    """JSON Lines of OTLP export requests holding ``count`` traces: line j has the second half of
+    trace j-1's spans and the first half of trace j's (a trace ends on the line after it began)."""
+    request = json.loads(trace)
+    resource = request["resourceSpans"][0]
+    spans = [span for scope in resource["scopeSpans"] for span in scope["spans"]]
+    half = len(spans) // 2
+
+    def renamed(number: int, part: list[dict]) -> list[dict]:
+        return [dict(span, traceId=f"{number + 1:032x}") for span in part]
+
+    with path.open("w", encoding="utf-8") as handle:
+        for j in range(count + 1):
+            batch = (renamed(j - 1, spans[half:]) if j else []) + (renamed(j, spans[:half]) if j < count else [])
+            line = {"resourceSpans": [{"resource": resource.get("resource", {}),
+                                       "scopeSpans": [{"scope": {"name": "bench"}, "spans": batch}]}]}
+            handle.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+
 def timed_export(sources: list[Path], out: Path, opts: argparse.Namespace, size: int, what: str) -> float:
     """Export ``sources`` once as the command does; print the figures and return the records/s of CPU."""
     from toolscore_export import export_runs
@@ -54,7 +76,7 @@ def timed_export(sources: list[Path], out: Path, opts: argparse.Namespace, size:
     reset_peak()
     before = peak_rss_kib()
     cpu, wall, kids = time.process_time(), time.perf_counter(), os.times()
-    result = export_runs(sources, out, fmt=opts.format, workers=opts.workers)
+    result = export_runs(sources, out, fmt=opts.format, workers=opts.workers, per_trace=bool(opts.otlp_traces))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     ended = os.times()
     kids_cpu = ended.children_user + ended.children_system - kids.children_user - kids.children_system
@@ -76,6 +98,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=3)
     parser.add_argument("--format", default="aef", choices=["aef", "otel"])
     parser.add_argument("--traces", type=int, default=0, help="export this many OTLP trace files instead of rows")
+    parser.add_argument("--otlp-traces", type=int, default=0,
+                        help="export one JSON Lines OTLP file of this many traces, one record per trace")
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: automatic, 1: none)")
     parser.add_argument("--sha256", action="store_true", help="print the output's sha256 (after the timing)")
     parser.add_argument("--rounds", type=int, default=1,
@@ -87,7 +111,14 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         out = Path(tmp) / "records.jsonl"
-        if opts.traces:
+        if opts.otlp_traces:
+            trace = (Path(__file__).resolve().parents[1] / "tests" / "adapters" / "fixtures" / "otel"
+                     / "mcp_spans.json").read_bytes()
+            sources, warm_sources = [Path(tmp) / "traces.jsonl"], [Path(tmp) / "warm.jsonl"]
+            otlp_traces_file(sources[0], trace, opts.otlp_traces)
+            otlp_traces_file(warm_sources[0], trace, 20)
+            size, what = sources[0].stat().st_size, f"one OTLP file of {opts.otlp_traces:,} traces"
+        elif opts.traces:
             trace = (Path(__file__).resolve().parents[1] / "tests" / "adapters" / "fixtures" / "otel"
                      / "mcp_spans.json").read_bytes()
             sources = []
@@ -103,7 +134,7 @@ def main() -> None:
             runs_file(warm, 200, opts.calls)
             sources, warm_sources = [source], [warm]
             size, what = source.stat().st_size, f"rows ({opts.calls} calls each)"
-        export_runs(warm_sources, Path(tmp) / "warm.out.jsonl", fmt=opts.format)  # imports, compiled schemas
+        export_runs(warm_sources, Path(tmp) / "warm.out.jsonl", fmt=opts.format, per_trace=bool(opts.otlp_traces))  # imports, compiled schemas
         best = 0.0
         for round_ in range(max(1, opts.rounds)):
             if opts.rounds > 1:

@@ -65,13 +65,18 @@ def export() -> None:
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=10.0, show_default=True,
               help="--endpoint: seconds to wait for each request.")
 @click.option("--workers", type=click.IntRange(min=0, max=64), default=0, metavar="N",
-              help="Processes that turn run rows into records: 0 = one per CPU for large runs files "
-                   "(16 MiB and up), 1 = none. The output is the same either way.  [default: 0]")
+              help="Processes that turn runs and trace files into records: 0 = one per CPU for large runs "
+                   "files (16 MiB and up) or 200 trace files and more, 1 = none. The output is the same "
+                   "either way.  [default: 0]")
+@click.option("--per-trace", is_flag=True,
+              help="OTLP trace sources: one record per trace id (run_id FILE#TRACE_ID) instead of one per file. "
+                   "Use it for a collector's file export, whose lines mix the spans of many runs; leave it off "
+                   "when one run spans several traces (an app that traces each model call on its own).")
 @click.pass_context
 @run_command
 def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, gold: str | None,
          trace_format: str | None, endpoint: str | None, otlp_protocol: str | None, headers: tuple[str, ...],
-         timeout: float, workers: int) -> None:
+         timeout: float, workers: int, per_trace: bool) -> None:
     """Write one run record per run of SOURCE... to FILE, with FILE.manifest.json beside it.
 
     \b
@@ -88,7 +93,7 @@ def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, go
 
     options = _send_options(fmt, endpoint, otlp_protocol, headers, timeout)
     result = export_runs(sources, output, fmt=fmt, gold=gold, trace_format=trace_format,
-                         pm=app.pm, on_torn=torn, workers=workers, **options)
+                         pm=app.pm, on_torn=torn, workers=workers, per_trace=per_trace, **options)
     click.echo(f"{result.records} record(s) written to {result.output}; manifest {result.manifest_file}")
     if endpoint is not None:
         from toolscore_export.otlp_http import logs_url

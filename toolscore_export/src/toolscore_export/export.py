@@ -116,7 +116,7 @@ def _fsync_dir(directory: Path) -> None:
 
 def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str = "aef", gold: str | Path | None = None,
                 trace_format: str | None = None, pm: Any = None, on_torn: Callable[[Any], None] | None = None,
-                workers: int | None = None, **options: Any) -> ExportResult:
+                workers: int | None = None, per_trace: bool = False, **options: Any) -> ExportResult:
     """Export every run of ``sources`` to ``output`` in format ``fmt``, plus its manifest.
 
     ``sources`` are runs files, trace files (scored against ``gold`` when given; read as
@@ -124,7 +124,9 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
     torn last line of a runs file (skipped, like every reader of runs files skips it).
     ``options`` go to the exporter. Bad input is an InputError naming the file and line.
     ``workers``: processes that turn run rows into records (None or 0: automatic, one per
-    CPU for large runs files; 1: this process only); the output is the same byte for byte.
+    CPU for large runs files or many trace files; 1: this process only); the output is the
+    same byte for byte. ``per_trace``: one record per trace id of an OTLP source instead of
+    one per file (:mod:`toolscore_export.per_trace`).
     """
     from toolscore_core import InputError
 
@@ -137,7 +139,7 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
         raise InputError("file not found", file=gold, hint="--gold names the gold file traces are scored against")
     exporter = find_format(fmt, pm)
     reader = Sources(paths, trace_format=trace_format, gold=str(gold) if gold is not None else None, pm=pm,
-                     on_torn=on_torn, workers=workers)
+                     on_torn=on_torn, workers=workers, per_trace=per_trace)
     takes_encoded = bool(getattr(exporter, "takes_encoded", False))
     count = 0
 

@@ -703,10 +703,23 @@ def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: st
     """A trace file of any installed adapter format as a RunInput; scored when ``gold`` is given.
 
     ``raw``: the file's bytes when read already (the file is then neither opened nor parsed again)."""
-    from toolscore_core import evaluate
-
     trace, data = _read_trace(path, raw, trace_format, pm)
     stats.format = trace.source_format
+    calls = trace_calls(trace)
+    meta = trace.metadata or {}
+    trace_id = meta.get("trace_id") if isinstance(meta.get("trace_id"), str) else None
+    span_id = None
+    if trace.source_format == OTLP_FORMAT:
+        from toolscore_export.run_span import as_requests, run_span_id
+
+        known = trace_id or next((c["trace_id"] for c in calls if isinstance(c["trace_id"], str)), None)
+        span_id = run_span_id(path, known, as_requests(data) if data is not None else None)
+    return trace_run(trace, calls, SourceRef(TRACE, path.name, sha256, format=trace.source_format), gold=gold,
+                     pm=pm, run_id=path.name, trace_id=trace_id, span_id=span_id)
+
+
+def trace_calls(trace: Any) -> list[dict[str, Any]]:
+    """The calls of a Trace as a RunInput holds them."""
     calls = []
     for call in trace.calls:
         meta = call.metadata or {}
@@ -715,6 +728,14 @@ def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: st
                       "is_error": call.is_error, "error": call.error, "duration": call.duration,
                       "denied": call.denied, "deny_reason": call.denied_reason,
                       "span_id": meta.get("span_id"), "trace_id": meta.get("trace_id")})
+    return calls
+
+
+def trace_run(trace: Any, calls: list[dict[str, Any]], source: SourceRef, *, gold: str | None, pm: Any, run_id: str,
+              trace_id: str | None, span_id: str | None) -> RunInput:
+    """The RunInput of one trace (scored against ``gold`` when given); ``span_id``: its run span (OTLP only)."""
+    from toolscore_core import evaluate
+
     evaluation = None
     outcome = "unknown"
     if gold is not None:
@@ -722,19 +743,9 @@ def trace_input(path: Path, sha256: str, stats: SourceStats, *, trace_format: st
         reasons = outcome_reasons(record)
         evaluation = evaluation_summary(record, reasons)
         outcome = "fail" if reasons else "pass"
-    meta = trace.metadata or {}
-    trace_id = meta.get("trace_id") if isinstance(meta.get("trace_id"), str) else None
-    span_source = trace.source_format == OTLP_FORMAT
-    span_id = None
-    if span_source:
-        from toolscore_export.run_span import as_requests, run_span_id
-
-        known = trace_id or next((c["trace_id"] for c in calls if isinstance(c["trace_id"], str)), None)
-        span_id = run_span_id(path, known, as_requests(data) if data is not None else None)
-    return RunInput(run_id=path.name, source=SourceRef(TRACE, path.name, sha256, format=trace.source_format),
-                    outcome=outcome, final_answer=trace.final_answer, calls=calls, evaluation=evaluation,
-                    trace_id=trace_id, span_source=span_source, span_id=span_id,
-                    task_id=Path(gold).stem if gold is not None else None)
+    return RunInput(run_id=run_id, source=source, outcome=outcome, final_answer=trace.final_answer, calls=calls,
+                    evaluation=evaluation, trace_id=trace_id, span_source=trace.source_format == OTLP_FORMAT,
+                    span_id=span_id, task_id=Path(gold).stem if gold is not None else None)
 
 
 # --- all sources ----------------------------------------------------------------------------------------
@@ -750,6 +761,7 @@ class Sources:
     pm: Any = None
     on_torn: Callable[[Any], None] | None = None
     workers: int | None = None  # processes for runs files (None or 0: automatic, 1: none)
+    per_trace: bool = False  # one run per trace id of an OTLP source (see per_trace)
     stats: list[SourceStats] = attrs.field(factory=list)
     _held: dict[int, bytes] = attrs.field(factory=dict, init=False)  # small trace files' bytes, by source place
 
@@ -819,7 +831,7 @@ class Sources:
         run_ids: set[str] = set()
         traces: list[tuple[int, Path, SourceStats]] = []  # consecutive trace files, for the workers
         for index, (path, kind, stat) in enumerate(zip(self.paths, kinds, self.stats, strict=True)):
-            if kind == TRACE and workers is not None:
+            if kind == TRACE and workers is not None and not self.per_trace:
                 traces.append((index, path, stat))
                 continue
             if traces:
@@ -840,6 +852,11 @@ class Sources:
             items: Iterator[RunInput]
             if kind == RECEIPT:
                 items = receipt_inputs(path, stat.sha256, stat)
+            elif self.per_trace:
+                from toolscore_export.per_trace import per_trace_inputs
+
+                items = iter(per_trace_inputs(path, stat.sha256, stat, trace_format=self.trace_format,
+                                              gold=self.gold, pm=self.pm, raw=self._held.pop(index, None)))
             else:
                 items = iter([trace_input(path, stat.sha256, stat, trace_format=self.trace_format, gold=self.gold,
                                           pm=self.pm, raw=self._held.pop(index, None))])

@@ -1,0 +1,163 @@
+"""One record per trace of an OTLP source (``export runs --per-trace``).
+
+Why: the OpenTelemetry Collector's file exporter writes JSON Lines of export requests, each
+holding spans of whichever traces ended in that batch; read as one trace, such a file
+becomes one record merging unrelated runs. With this option each trace id of an OTLP
+source is its own run: ``run_id`` is ``FILE#TRACE_ID``, ``trace_context`` names that trace
+and its run span, and ``--gold`` scores each trace. It is a choice, not the default: an
+auto-instrumented app can put each model call of one run in a trace of its own.
+
+A JSON Lines file is read twice, a line at a time. The first pass notes the line of each
+trace's last span; the second gathers each trace's decoded spans (only those the otel
+adapter keeps: tool calls and answers) and hands the trace on as soon as its last line is
+read. Memory is a few dozen bytes per trace id plus the spans of the traces still open at a
+line (those of a batch or two, as a collector writes them), never the file. Records come in
+the order their traces end in the file (then in the order the traces began). Spans without
+a trace id are one run of their own (``FILE#no-trace-id``). An OTLP file that is one JSON
+document (not JSON Lines) is read whole, as without the option, and split the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from toolscore_export.record import RunInput, SourceRef
+from toolscore_export.run_span import RunSpans
+
+NO_TRACE_ID = "no-trace-id"
+_EXPECTED = "one OTLP export request per line"
+
+Requests = Callable[[], Iterator[tuple[str, Any]]]  # a fresh pass over (place, export request)
+
+
+def _otel() -> Any:
+    """The otel adapter's modules; --per-trace reads spans as that adapter reads them."""
+    from toolscore_core import InputError
+
+    try:
+        from toolscore_adapters.protocols import otel, otel_spans
+    except ImportError:
+        raise InputError("--per-trace needs the otel adapter, which is not installed",
+                         hint="Install toolscore-adapters") from None
+    return otel, otel_spans
+
+
+def _line_requests(path: Path) -> Requests:
+    """The export requests of a JSON Lines file, a line at a time (a torn last line skipped, as the adapter does)."""
+    from toolscore_adapters.protocols.jsonl_stream import iter_json_lines
+    from toolscore_core import InputError
+
+    _, spans = _otel()
+
+    def requests() -> Iterator[tuple[str, Any]]:
+        for number, request in iter_json_lines(path, expected=_EXPECTED, torn=[]):
+            if not spans.is_export_request(request):
+                raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
+                                 location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
+            yield f"line {number}: $", request
+
+    return requests
+
+
+def _data_requests(data: Any) -> Requests | None:
+    """The export requests of a parsed OTLP/JSON document (one, or a list); None for other OTLP shapes."""
+    _, spans = _otel()
+    if spans.is_export_request(data):
+        return lambda: iter([("$", data)])
+    if isinstance(data, list) and data and all(spans.is_export_request(item) for item in data):
+        return lambda: ((f"$[{i}]", item) for i, item in enumerate(data))
+    return None
+
+
+def _trace_key(raw: Any, where: str, spans: Any) -> str:
+    """The trace id of a raw span as the adapter decodes it (lowercase hex), or NO_TRACE_ID."""
+    if not isinstance(raw, dict):
+        return NO_TRACE_ID
+    found = spans.span_id(raw["traceId"] if "traceId" in raw else raw.get("trace_id"), where, ".traceId")
+    return found or NO_TRACE_ID
+
+
+def _endings(requests: Requests, spans: Any) -> dict[int, list[str]]:
+    """First pass: for each request, the traces whose last span it holds, in the order the traces began."""
+    last: dict[str, int] = {}  # insertion order: the order the traces began
+    for index, (where, request) in enumerate(requests()):
+        for span_where, raw in spans.iter_raw_spans(request, where):
+            key = _trace_key(raw, span_where, spans)
+            last[key] = index
+    ends: dict[int, list[str]] = {}
+    for key, index in sorted(last.items(), key=lambda item: item[1]):  # sorted() is stable: began-order kept
+        ends.setdefault(index, []).append(key)
+    return ends
+
+
+class _Open:
+    """The decoded spans of one trace still being read, and its run span's candidates."""
+
+    def __init__(self) -> None:
+        self.spans: list[Any] = []
+        self.run_spans = RunSpans()
+
+
+def _traces(requests: Requests, spans: Any, otel: Any) -> Iterator[tuple[str, list[Any], RunSpans]]:
+    """Second pass: ``(trace id, decoded spans, run span candidates)`` of each trace, as soon as it ends."""
+    ends = _endings(requests, spans)
+    open_: dict[str, _Open] = {}
+    order = 0  # the place of a span in the file, as the adapter numbers them
+    for index, (where, request) in enumerate(requests()):
+        for span_where, raw in spans.iter_raw_spans(request, where):
+            key = _trace_key(raw, span_where, spans)
+            trace = open_.setdefault(key, _Open())
+            trace.spans.append(spans.otlp_span(raw, span_where, order, otel.wanted))
+            trace.run_spans.add(raw, key)
+            order += 1
+        for key in ends.get(index, ()):
+            done = open_.pop(key, None)
+            if done is not None:
+                yield key, done.spans, done.run_spans
+
+
+def _requests_of(path: Path, raw: bytes | None, trace_format: str | None, pm: Any) -> Requests | None:
+    """How to read ``path`` trace by trace, or None when it is not an OTLP source (one record, as usual)."""
+    from toolscore_export.sources import OTLP_FORMAT, _read_trace
+
+    if trace_format not in (None, "auto", OTLP_FORMAT):
+        return None
+    otel, _ = _otel()
+    if raw is not None:
+        head = raw[:1 << 16]
+    else:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    if otel.OtelAdapter().detect_path(path, head) > 0:  # JSON Lines of export requests: streamed
+        return _line_requests(path)
+    trace, data = _read_trace(path, raw, trace_format, pm)
+    return _data_requests(data) if trace.source_format == OTLP_FORMAT and data is not None else None
+
+
+def per_trace_inputs(path: Path, sha256: str, stats: Any, *, trace_format: str | None, gold: str | None, pm: Any,
+                     raw: bytes | None = None) -> Iterable[RunInput]:
+    """The runs of a trace source, one per trace id when it is OTLP (else its one run, as usual)."""
+    from toolscore_core import InputError
+    from toolscore_export.sources import OTLP_FORMAT, TRACE, trace_calls, trace_input, trace_run
+
+    requests = _requests_of(path, raw, trace_format, pm)
+    if requests is None:
+        yield trace_input(path, sha256, stats, trace_format=trace_format, gold=gold, pm=pm, raw=raw)
+        return
+    otel, spans = _otel()
+    stats.format = OTLP_FORMAT
+    adapter = otel.OtelAdapter()
+    source = SourceRef(TRACE, path.name, sha256, format=OTLP_FORMAT)
+    try:
+        for key, decoded, run_spans in _traces(requests, spans, otel):
+            trace = adapter.load_spans(decoded)
+            trace_id = None if key == NO_TRACE_ID else key
+            yield trace_run(trace, trace_calls(trace), source, gold=gold, pm=pm, run_id=f"{path.name}#{key}",
+                            trace_id=trace_id, span_id=run_spans.pick() if trace_id else None)
+    except InputError as exc:
+        raise exc.with_file(path) from None
+
+
+__all__ = ["NO_TRACE_ID", "per_trace_inputs"]
