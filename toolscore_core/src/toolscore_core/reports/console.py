@@ -2,6 +2,8 @@
 
 On a TTY it is coloured; anywhere else (a pipe, a CI log, a file) it is the same layout
 without escape codes, at a fixed width, so logs diff cleanly and read the same everywhere.
+Without colour the same characters are placed by :mod:`toolscore_core.reports.console_plain`,
+which spares ``toolscore eval`` importing rich; it hands back to rich what it cannot place.
 """
 
 from __future__ import annotations
