@@ -7,6 +7,7 @@ fast path on random inputs, so a fast path that drifts from its rule fails here.
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -205,3 +206,113 @@ def _postings(actual: list[ToolCall]) -> dict[tuple[str, Any], list[int]]:
         for key, value in (call.args or {}).items():
             postings.setdefault((key, canonical(value)), []).append(j)
     return postings
+
+
+def _conflicted(rng: random.Random, n: int, m: int) -> Any:
+    """A cost matrix like a window's: each row's own column cheapest, except a few rows whose
+    own partner failed (dearer) and who prefer a neighbour's; values from a small set, so
+    exact ties are common, and sometimes rows with two equal minima."""
+    import numpy as np
+
+    cost = np.array([[float(rng.choice([4, 5, 6, 8])) for _ in range(m)] for _ in range(n)])
+    for i in range(min(n, m)):
+        cost[i, i] = rng.choice([0.0, 0.0, 1.0])
+    for _ in range(rng.randint(0, 4)):
+        i, j = rng.randrange(n), rng.randrange(m)
+        cost[i, j] = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0])
+    if rng.random() < 0.5:
+        cost += rng.choice([0.0, 1e8, -3e9])  # the magnitudes of real windows
+    return cost
+
+
+def _scipy_answer(cost: Any) -> tuple[list[int], list[int]]:
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(cost)
+    return rows.tolist(), cols.tolist()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_near_minima_is_scipys_assignment_on_tie_heavy_matrices(seed: int) -> None:
+    """Whenever the proved shortcut answers, scipy's solver gives the very same rows and columns;
+    on matrices with ties it must refuse rather than choose among equal optima."""
+    pytest.importorskip("scipy")
+    rng = random.Random(seed)
+    answered = 0
+    for _ in range(60):
+        n, m = rng.randint(1, 14), rng.randint(1, 14)
+        cost = _conflicted(rng, n, m) if rng.random() < 0.8 else _small_ints(rng, n, m)
+        got = pairing.near_minima(cost.copy())
+        if got is not None:
+            answered += 1
+            assert got == _scipy_answer(cost)
+    assert answered > 0
+
+
+def _small_ints(rng: random.Random, n: int, m: int) -> Any:
+    import numpy as np
+
+    return np.array([[float(rng.randint(0, 3)) for _ in range(m)] for _ in range(n)])
+
+
+def test_near_minima_answers_the_one_tool_worst_case_windows() -> None:
+    """The shortcut is not vacuous: the windows of a long one-tool trace with failed calls
+    (where strict_minima refuses) are answered, each as scipy answers it."""
+    pytest.importorskip("scipy")
+    import numpy as np
+
+    costs: list[Any] = []
+    real = pairing.strict_minima
+
+    def spy(cost: Any) -> Any:
+        found = real(cost)
+        if found is None:
+            costs.append(np.array(cost))
+        return found
+
+    expected = [ExpectedCall(tool="search", args={"query": f"item {i}", "page": i % 7, "exact": i % 2 == 0})
+                for i in range(600)]
+    actual = [ToolCall(tool="search", args={"query": f"item {i}", "page": (i + 1) % 7, "exact": i % 2 == 0},
+                       is_error=i % 100 == 11) for i in range(600)]
+    mp = pytest.MonkeyPatch()
+    mp.setattr(pairing, "strict_minima", spy)
+    try:
+        pairing.pair_calls(expected, actual)
+    finally:
+        mp.undo()
+    assert len(costs) >= 2
+    for cost in costs:
+        assert pairing.near_minima(cost.copy()) == _scipy_answer(cost)
+
+
+def _unique_optimum(cost: Any) -> tuple[list[int], list[int]] | None:
+    """The minimum-cost assignment by trying every one (small matrices), None when two tie."""
+    n, m = cost.shape
+    if n > m:
+        found = _unique_optimum(cost.T)
+        if found is None:
+            return None
+        pairs = sorted(zip(found[1], found[0], strict=True))
+        return [r for r, _ in pairs], [c for _, c in pairs]
+    totals = sorted((sum(float(cost[i, j]) for i, j in enumerate(cols)), cols)
+                    for cols in itertools.permutations(range(m), n))
+    if len(totals) > 1 and totals[0][0] == totals[1][0]:
+        return None
+    return list(range(n)), list(totals[0][1])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_near_minima_answers_only_a_unique_optimum(seed: int) -> None:
+    """Checked by brute force on small matrices: an answer is the one cheapest assignment, strictly."""
+    rng = random.Random(seed)
+    answered = 0
+    for _ in range(80):
+        n, m = rng.randint(1, 6), rng.randint(1, 6)
+        cost = _conflicted(rng, n, m) if rng.random() < 0.7 else _small_ints(rng, n, m)
+        if rng.random() < 0.5:
+            cost = cost - cost.min()  # small magnitudes: every tie is exact
+        got = pairing.near_minima(cost.copy())
+        if got is not None:
+            answered += 1
+            assert got == _unique_optimum(cost)
+    assert answered > 0

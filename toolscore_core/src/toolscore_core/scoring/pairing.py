@@ -344,6 +344,8 @@ def _solve_window(
     cost += not_succeeded * low
     cost += _distance(n, m)
     obvious = strict_minima(cost)
+    if obvious is None:
+        obvious = near_minima(cost)
     if obvious is not None:
         row_list, col_list = obvious
     else:
@@ -391,6 +393,114 @@ def strict_minima(cost: Any) -> tuple[list[int], list[int]] | None:
         return list(range(n)), best.tolist()
     pairs = sorted(zip(best.tolist(), range(m), strict=True))
     return [r for r, _ in pairs], [c for _, c in pairs]
+
+
+NEAR_LIMIT = 32  # near_minima re-solves at most this many rows apart; more go to the solver
+
+
+def near_minima(cost: Any) -> tuple[list[int], list[int]] | None:
+    """The assignment when all but a few rows keep a strictly cheapest partner of their own, proved unique.
+
+    Why: in a long trace of one tool where every call differs a little, a failed call makes
+    its row prefer a neighbour's partner, so :func:`strict_minima` gives up and the solver
+    took the whole 256 x 256 window (about 3 ms, the largest share of the worst case).
+    How: rows whose strict minimum no other row wants keep it; the few others are solved
+    against the columns nobody kept (a small matrix, the same solver). That candidate is
+    then proved the unique optimum of the whole matrix by column potentials ``v`` (zero
+    except on the re-solved rows' columns, see :func:`_potentials`): when each row's
+    partner is its cheapest cell of ``cost - v`` by more than the rounding of that
+    subtraction, every other assignment costs strictly more (each row pays at least its
+    reduced minimum, and the potentials add no less to it: all columns are used, or
+    ``v`` is <= 0 on the used ones and 0 on the others). A unique optimum is what any
+    exact solver returns, whatever its tie-breaking. Anything unproved returns None and
+    the solver decides as before. Rows come in increasing order, as the solver gives them.
+    """
+    import numpy as np
+
+    n, m = cost.shape
+    if n > m:  # solved on the transpose, then listed by row
+        found = near_minima(cost.T)
+        if found is None:
+            return None
+        pairs = sorted(zip(found[1], found[0], strict=True))
+        return [r for r, _ in pairs], [c for _, c in pairs]
+    if n == 0:
+        return None
+    rows = np.arange(n)
+    best = cost.argmin(axis=1)
+    lowest = cost[rows, best]
+    settled = ((cost <= lowest[:, None]).sum(axis=1) == 1) & (np.bincount(best, minlength=m)[best] == 1)
+    rest = np.flatnonzero(~settled)
+    if len(rest) == 0 or len(rest) > NEAR_LIMIT:
+        return None
+    kept = np.zeros(m, dtype=bool)
+    kept[best[settled]] = True
+    free = np.flatnonzero(~kept)  # n <= m: at least as many as the rows in rest
+
+    from toolscore_core.scoring.assignment import linear_sum_assignment
+
+    sub_rows, sub_cols = linear_sum_assignment(cost[np.ix_(rest, free)])
+    partner = best.copy()
+    partner[rest[sub_rows]] = free[sub_cols]
+    tol = 64.0 * float(np.spacing(4.0 * max(abs(float(cost.max())), abs(float(cost.min())), 1.0)))
+    v = _potentials(cost, partner, rest, settled, lowest, tol)
+    if v is None or not _proved(cost, partner, v, tol):
+        return None
+    return rows.tolist(), partner.tolist()
+
+
+def _potentials(cost: Any, partner: Any, rest: Any, settled: Any, lowest: Any, tol: float) -> Any:
+    """Column potentials for :func:`_proved`: the largest solution of the re-solved rows' constraints.
+
+    Only the columns of the rows in ``rest`` get a potential. For each such row ``r`` and
+    column ``j`` of another such row: ``v[j] <= v[partner[r]] + cost[r, j] - cost[r, partner[r]]``
+    (less a margin), capped so that no settled row comes to prefer ``j`` (and at 0 when there
+    are more columns than rows). Relaxed as shortest paths, at most ``len(rest) + 1`` rounds;
+    None when it does not settle (the candidate is not optimal). The other constraints are
+    left to :func:`_proved`, which checks every cell."""
+    import numpy as np
+
+    n, m = cost.shape
+    cols = partner[rest]
+    margin = 2.0 * tol
+    if settled.any():
+        cap = (cost[np.ix_(np.flatnonzero(settled), cols)] - lowest[settled][:, None]).min(axis=0) - margin
+    else:
+        cap = np.zeros(len(cols))
+    if n < m:
+        cap = np.minimum(cap, 0.0)
+    step = cost[np.ix_(rest, cols)] - cost[rest, cols][:, None] - margin  # row k: the cost of moving off its column
+    step[np.arange(len(cols)), np.arange(len(cols))] = np.inf
+    values = cap
+    for _ in range(len(cols) + 1):
+        lowered = np.minimum(values, (values[:, None] + step).min(axis=0))
+        if (lowered == values).all():
+            v = np.zeros(m)
+            v[cols] = values
+            return v
+        values = lowered
+    return None
+
+
+def _proved(cost: Any, partner: Any, v: Any, tol: float) -> bool:
+    """Whether ``partner`` (row -> column, all different) is each row's cheapest cell of
+    ``cost - v`` by more than ``tol``, with ``v`` <= 0 on used columns and 0 on the others
+    when there are more columns than rows: then it is the unique optimum (see :func:`near_minima`)."""
+    import numpy as np
+
+    n, m = cost.shape
+    if int(np.bincount(partner, minlength=m).max()) > 1:
+        return False
+    if n < m:
+        used = np.zeros(m, dtype=bool)
+        used[partner] = True
+        if (v[~used] != 0).any() or (v[used] > 0).any():
+            return False
+    reduced = cost - v[None, :]
+    rows = np.arange(n)
+    own = reduced[rows, partner]
+    reduced[rows, partner] = np.inf
+    return bool(((reduced.min(axis=1) - own) > tol).all())
 
 
 def _solve_line(
