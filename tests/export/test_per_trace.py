@@ -154,3 +154,15 @@ def test_a_source_that_is_not_otlp_is_one_record_as_usual(tmp_path):
     [split] = records(export_runs([trace], tmp_path / "split.jsonl", per_trace=True).output)
     [whole] = records(export_runs([trace], tmp_path / "whole.jsonl").output)
     assert split == whole
+
+
+def test_per_trace_sources_start_no_workers(tmp_path, monkeypatch):
+    """They are read in the driver, so a pool for them alone would be forked for nothing."""
+    from toolscore_export import sources
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(sources, "Workers", no_pool)
+    source = collector_file(tmp_path / "otlp.jsonl", 3)
+    assert export_runs([source], tmp_path / "out.jsonl", per_trace=True, workers=2).records == 3

@@ -787,8 +787,9 @@ class Sources:
                 self._held[index] = raw  # memory stays bounded: past the budget a trace file is read again
                 held += size
         row_paths = [p for p, k in zip(self.paths, kinds, strict=True) if k == RUN_ROW]
+        pooled_traces = 0 if self.per_trace else kinds.count(TRACE)  # --per-trace sources are read here
         count = choose_workers(self.workers, sum(n for n, k in zip(sizes, kinds, strict=True) if k == RUN_ROW),
-                               kinds.count(TRACE))
+                               pooled_traces)
         # runs files the workers' first pass reads are hashed as the driver cuts them (latest_lines)
         cut_hashes = count > 1 and bool(row_paths) and _fast_loads() is not None
         self.stats = [SourceStats(path=str(p), kind=k, sha256="" if cut_hashes and k == RUN_ROW else h or file_sha256(p),
@@ -804,7 +805,7 @@ class Sources:
 
         with contextlib.ExitStack() as stack:
             workers = None
-            if count > 1 and (row_paths or TRACE in kinds):
+            if count > 1 and (row_paths or pooled_traces):
                 from toolscore_export.trace_batches import TraceContext
 
                 workers = stack.enter_context(Workers(count, TraceContext(self.trace_format, self.gold, self.pm)))
