@@ -594,6 +594,9 @@ def _sparse_minima(
     chosen: list[tuple[int, int, int]] = []
     taken: set[int] = set()
     nothing: set[int] = set()
+    # base + precision + failed per column, once per number of matched arguments: the same
+    # float additions in the same order as each cell's cost, shared by the rows at that level.
+    heads: dict[int, list[float]] = {}
     for row, args in enumerate(rows):
         pairs = row_pairs[row] if row_pairs is not None else None
         found = _most_matched(pairs if pairs is not None else [(key, canonical(value)) for key, value in args.items()],
@@ -601,9 +604,12 @@ def _sparse_minima(
         if found is None:
             return None
         most, candidates = found
-        base = -float(most) * big
+        head = heads.get(most)
+        if head is None:
+            base = -float(most) * big
+            head = heads[most] = [base + p + f for p, f in zip(precision, failed, strict=True)]
         cols = list(candidates)
-        costs = [base + precision[col] + failed[col] + abs(row * scale - col) / spread for col in cols]
+        costs = [head[col] + abs(row * scale - col) / spread for col in cols]
         best = min(costs)
         if costs.count(best) > 1:
             return None
@@ -806,9 +812,10 @@ def pair_calls(
             held[0 if call.succeeded else 1].append(j)
     expected_keys: list[Any] = [None] * len(expected)  # kept for the windows (None: no key)
     for i, exp in enumerate(expected):
-        if exp.args is None or has_matcher(exp.args):
+        args = exp.args
+        if args is None or has_matcher(args):
             continue
-        exp_key = expected_keys[i] = _exact_key(exp.args)
+        exp_key = expected_keys[i] = canonical(args)
         key = (exp.tool, exp_key)
         found = by_key.get(key)
         if found is None:
@@ -828,12 +835,12 @@ def pair_calls(
     # 2. optimal assignment of what remains, per tool
     rest_e: dict[str, list[int]] = defaultdict(list)
     rest_a: dict[str, list[int]] = defaultdict(list)
-    for i, exp in enumerate(expected):
-        if exp_to_act[i] is None:
-            rest_e[exp.tool].append(i)
-    for j, call in enumerate(actual):
-        if act_to_exp[j] is None and call.tool in rest_e:
-            rest_a[call.tool].append(j)
+    for i in [i for i, j in enumerate(exp_to_act) if j is None]:  # the unpaired found in one pass, then grouped
+        rest_e[expected[i].tool].append(i)
+    for j in [j for j, i in enumerate(act_to_exp) if i is None]:
+        tool = actual[j].tool
+        if tool in rest_e:
+            rest_a[tool].append(j)
     for tool, e_list in rest_e.items():
         a_list = rest_a.get(tool)
         if not a_list:
