@@ -140,7 +140,8 @@ def traced_peak(source: Path, out: Path) -> int:
 
 
 def test_memory_does_not_grow_with_the_number_of_traces(tmp_path):
-    """Five times the traces, the same peak (bar a few dozen bytes per trace id): no trace is held once it ends."""
+    """Five times the traces, the same peak (bar an entry per trace id in the first pass): no trace is held once it
+    ends."""
     small = collector_file(tmp_path / "small.jsonl", 300)  # both over the 1 MiB read buffer of the hashing
     large = collector_file(tmp_path / "large.jsonl", 1500)
     export_runs([small], tmp_path / "warm.jsonl", per_trace=True)

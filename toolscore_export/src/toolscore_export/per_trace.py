@@ -10,9 +10,10 @@ auto-instrumented app can put each model call of one run in a trace of its own.
 A JSON Lines file is read twice, a line at a time. The first pass notes the line of each
 trace's last span; the second gathers each trace's decoded spans (only those the otel
 adapter keeps: tool calls and answers) and hands the trace on as soon as its last line is
-read. Memory is a few dozen bytes per trace id plus the spans of the traces still open at a
-line (those of a batch or two, as a collector writes them), never the file. Records come in
-the order their traces end in the file (then in the order the traces began). Spans without
+read. Memory is an entry per trace id not yet ended (its id and a line number, about 200
+bytes) plus the spans of the traces still open at a line (those of a batch or two, as a
+collector writes them), never the file. Records come in the order their traces end in the
+file (then in the order of their first span on that last line). Spans without
 a trace id are one run of their own (``FILE#no-trace-id``). An OTLP file that is one JSON
 document (not JSON Lines) is read whole, as without the option, and split the same way.
 """
@@ -79,17 +80,13 @@ def _trace_key(raw: Any, where: str, spans: Any) -> str:
     return found or NO_TRACE_ID
 
 
-def _endings(requests: Requests, spans: Any) -> dict[int, list[str]]:
-    """First pass: for each request, the traces whose last span it holds, in the order the traces began."""
-    last: dict[str, int] = {}  # insertion order: the order the traces began
+def _endings(requests: Requests, spans: Any) -> dict[str, int]:
+    """First pass: the place of the request that holds each trace's last span."""
+    last: dict[str, int] = {}
     for index, (where, request) in enumerate(requests()):
         for span_where, raw in spans.iter_raw_spans(request, where):
-            key = _trace_key(raw, span_where, spans)
-            last[key] = index
-    ends: dict[int, list[str]] = {}
-    for key, index in sorted(last.items(), key=lambda item: item[1]):  # sorted() is stable: began-order kept
-        ends.setdefault(index, []).append(key)
-    return ends
+            last[_trace_key(raw, span_where, spans)] = index
+    return last
 
 
 class _Open:
@@ -102,19 +99,22 @@ class _Open:
 
 def _traces(requests: Requests, spans: Any, otel: Any) -> Iterator[tuple[str, list[Any], RunSpans]]:
     """Second pass: ``(trace id, decoded spans, run span candidates)`` of each trace, as soon as it ends."""
-    ends = _endings(requests, spans)
+    last = _endings(requests, spans)
     open_: dict[str, _Open] = {}
     order = 0  # the place of a span in the file, as the adapter numbers them
     for index, (where, request) in enumerate(requests()):
+        seen: dict[str, None] = {}  # the traces of this request, in the order their first span comes
         for span_where, raw in spans.iter_raw_spans(request, where):
             key = _trace_key(raw, span_where, spans)
+            seen[key] = None
             trace = open_.setdefault(key, _Open())
             trace.spans.append(spans.otlp_span(raw, span_where, order, otel.wanted))
             trace.run_spans.add(raw, key)
             order += 1
-        for key in ends.get(index, ()):
-            done = open_.pop(key, None)
-            if done is not None:
+        for key in seen:
+            if last.get(key) == index:  # its last span: the trace is whole
+                del last[key]
+                done = open_.pop(key)
                 yield key, done.spans, done.run_spans
 
 
