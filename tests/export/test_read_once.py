@@ -148,3 +148,28 @@ def test_held_bytes_stay_within_their_budget(tmp_path, monkeypatch):
     next(runs)
     assert sorted(reader._held) == [1]  # two held up front, the first already used; the rest are read again
     assert len(list(runs)) == 4
+
+
+def _looks_like_json_lines_whole(text: str) -> bool:
+    """The rule as it was written before it stopped splitting a whole file: the reference."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return False
+    first = lines[0].strip()
+    if not first.startswith(("{", "[")):
+        return False
+    try:
+        json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def test_json_lines_are_told_from_the_first_two_lines_as_from_all_of_them():
+    from toolscore_core.kernel.files import looks_like_json_lines
+
+    texts = ["", "\n\n", '{"a": 1}', '{"a": 1}\n', '{"a": 1}\n\n  \n', '{"a": 1}\n{"b": 2}\n', '\n \n{"a": 1}\n x\n',
+             '[1]\r\n[2]', '{\n  "a": 1\n}\n', 'x\n{"a": 1}\n', '{"a": \n1}\n', '{"a": 1}\u2028{"b": 2}',
+             '\u2029\n{"a": 1}\x0b{"b": 2}', "[" * 5000 + "\n" + "]" * 5000 + "\n"]
+    for text in texts:
+        assert looks_like_json_lines(text) == _looks_like_json_lines_whole(text), repr(text[:40])
