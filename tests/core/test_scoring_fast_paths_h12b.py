@@ -316,3 +316,43 @@ def test_near_minima_answers_only_a_unique_optimum(seed: int) -> None:
             answered += 1
             assert got == _unique_optimum(cost)
     assert answered > 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_distinct_codes_add_what_the_outer_comparison_adds(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows whose actual calls mostly hold their own value of an argument: the cost matrix
+    is bit for bit the one the outer comparison builds, and so are the pairs."""
+    np = pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    n, m = rng.randint(1, 30), rng.randint(1, 30)
+    expected, actual = _window(rng, n, m)
+    shared = rng.random() < 0.3  # then some actual calls share a value: the outer comparison must decide
+    for j, call in enumerate(actual):
+        if call.args is not None and rng.random() < 0.9:
+            call.args["id"] = f"v{rng.randrange(3) if shared else j}"
+    for e in expected:
+        if e.args and rng.random() < 0.8:
+            e.args["id"] = f"v{rng.randrange(m + 2)}"
+    keys = rng.choice([None, pairing._Keys(*_keys(expected, actual))])
+    costs: list[Any] = []
+    real = pairing.strict_minima
+    monkeypatch.setattr(pairing, "strict_minima", lambda cost: costs.append(cost.copy()) or real(cost))
+    answers = []
+    for scatter in (True, False):
+        monkeypatch.setattr(pairing, "SCATTER_DISTINCT", scatter)
+        answers.append(pairing._solve_window(list(range(n)), list(range(m)), expected, actual, keys))
+    assert answers[0] == answers[1]
+    if len(costs) == 2:
+        assert np.array_equal(costs[0], costs[1]) and (np.signbit(costs[0]) == np.signbit(costs[1])).all()
+
+
+def test_distinct_codes_are_scattered_in_the_one_tool_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not vacuous: the distinctive query of a long one-tool trace takes the scatter."""
+    pytest.importorskip("numpy")
+    used: list[bool] = []
+    real = pairing._add_distinct
+    monkeypatch.setattr(pairing, "_add_distinct", lambda *args: used.append(real(*args)) or used[-1])
+    expected = [ExpectedCall(tool="s", args={"q": f"item {i}", "page": i % 7}) for i in range(40)]
+    actual = [ToolCall(tool="s", args={"q": f"item {i}", "page": (i + 1) % 7}) for i in range(40)]
+    pairing._solve_window(list(range(40)), list(range(40)), expected, actual)
+    assert True in used and False in used  # the query scattered, the page (shared values) compared

@@ -318,6 +318,8 @@ def _solve_window(
                 if code >= 0:
                     plain_rows.append(row)
                     plain_codes.append(code)
+        if plain_rows and SCATTER_DISTINCT and _add_distinct(matched, plain_rows, plain_codes, act_codes):
+            continue
         if plain_rows:  # one outer comparison per argument name, not one per row (each row once per name)
             equal = np.asarray(plain_codes, dtype=np.int64)[:, None] == act_codes[None, :]
             if len(plain_rows) == n:  # every row, in order: added in place, without gathering rows
@@ -352,6 +354,28 @@ def _solve_window(
         row_ids, col_ids = linear_sum_assignment(cost)
         row_list, col_list = row_ids.tolist(), col_ids.tolist()
     return [(exp_idx[r], act_idx[c], int(matched[r, c])) for r, c in zip(row_list, col_list, strict=True)]
+
+
+SCATTER_DISTINCT = True  # tests switch it off to compare with the outer comparison
+
+
+def _add_distinct(matched: Any, plain_rows: list[int], plain_codes: list[int], act_codes: Any) -> bool:
+    """``matched[plain_rows] += (plain_codes == act_codes)`` when no two columns share a code; False otherwise.
+
+    Why: a distinctive argument (a query, an id) gives every actual call its own code, so
+    each row's outer comparison has exactly one True, at the column holding its code
+    (every code in ``plain_codes`` is held by a column); adding 1 there is the same sum
+    without comparing and adding a whole row per name. Rows are distinct, so each cell is
+    added to once."""
+    import numpy as np
+
+    held = np.flatnonzero(act_codes >= 0)
+    if len(held) == 0 or int(act_codes.max()) + 1 != len(held):  # codes are 0.. in order of first holder
+        return False
+    column = np.empty(len(held), dtype=np.int64)
+    column[act_codes[held]] = held
+    matched[plain_rows, column[plain_codes]] += 1
+    return True
 
 
 @functools.lru_cache(maxsize=4)
