@@ -356,3 +356,83 @@ def test_distinct_codes_are_scattered_in_the_one_tool_windows(monkeypatch: pytes
     actual = [ToolCall(tool="s", args={"q": f"item {i}", "page": (i + 1) % 7}) for i in range(40)]
     pairing._solve_window(list(range(40)), list(range(40)), expected, actual)
     assert True in used and False in used  # the query scattered, the page (shared values) compared
+
+
+def _differing_trace(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Expected and actual calls with missing, extra, mismatched, failed and swapped calls, each
+    kind from none to past the findings cap."""
+    expected: list[dict[str, Any]] = []
+    actual: list[dict[str, Any]] = []
+    for i in range(rng.randint(0, 90)):
+        tool = rng.choice(["a", "b", "c"])
+        expected.append({"tool": tool, "args": {"q": i}})
+        roll = rng.random()
+        if roll < 0.2:
+            continue  # missing
+        call: dict[str, Any] = {"tool": tool, "args": {"q": i if roll < 0.5 else -i - 1}, "result": "ok"}
+        if roll > 0.85:
+            call["tool"] = rng.choice(["x", "y"])  # another tool in its place
+        if rng.random() < 0.3:
+            call.update(is_error=True, error="failed", result=None)
+        actual.append(call)
+        if rng.random() < 0.15:
+            actual.append({"tool": rng.choice(["a", "z"]), "args": {"q": "extra"}, "result": "ok"})
+    return expected, actual
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_findings_past_the_cap_without_builders_are_the_same(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Findings (and their summaries) equal those made when every finding gets its builder."""
+    from toolscore_core.scoring import evaluation as evaluation_module
+    from toolscore_core.scoring.evaluation import evaluate
+
+    expected, actual = _differing_trace(random.Random(seed))
+    made: list[str] = []
+    real = evaluation_module._Later
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, code: str, build: Any) -> None:
+            made.append(code)
+            super().__init__(code, build)
+
+    monkeypatch.setattr(evaluation_module, "_Later", Counting)
+    results = []
+    for build_all in (True, False):
+        monkeypatch.setattr(evaluation_module, "BUILD_ALL_LATER", build_all)
+        made.clear()
+        evaluation = evaluate(expected, actual)
+        results.append(([f.to_dict() if hasattr(f, "to_dict") else f for f in evaluation.findings],
+                        evaluation.findings, len(made)))
+    assert results[0][0] == results[1][0] and results[0][1] == results[1][1]
+    cap = evaluation_module.MAX_FINDINGS_PER_CODE
+    assert results[1][2] <= 4 * (cap + 1)  # at most the cap's builders and one placeholder per code
+    if results[0][2] > 4 * (cap + 1):
+        assert results[1][2] < results[0][2]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_findings_built_later_read_their_own_row(seed: int) -> None:
+    """Each kept mismatch and unexpected-call finding is the one its own row (the pair of its
+    call, from the built rows) gives: the row getter made at build time points at the right row."""
+    from toolscore_core.scoring import evaluation as evaluation_module
+    from toolscore_core.scoring.evaluation import evaluate
+
+    expected, actual = _differing_trace(random.Random(seed))
+    evaluation = evaluate(expected, actual)
+    calls = evaluation.actual.calls
+    rows = {p.actual_index: p for p in evaluation.pairs if p.actual_index is not None}
+    checked = 0
+    for f in evaluation.findings:
+        if f.code not in ("argument-mismatch", "unexpected-call") or "omitted" in f.details:
+            continue
+        j = f.call_index
+        assert j is not None
+        row = rows[j]
+        if f.code == "argument-mismatch":
+            assert row.expected_index is not None
+            again = evaluation_module._argument_mismatch(calls[j], row.expected_index, j, lambda row=row: row)
+        else:
+            again = evaluation_module._unexpected_call(calls[j].tool, j, lambda row=row: row)
+        assert f == again
+        checked += 1
+    assert checked > 0 or not evaluation.findings

@@ -293,20 +293,57 @@ def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> 
         row_at = pairs.__getitem__
     expected = context.expected
     findings: list[Finding | _Later] = []
+    later = _Counted(findings)
     for k, (i, j, tool_match, mismatched) in enumerate(outline):
         if i is not None and (j is None or not tool_match):
-            findings.append(_Later("missing-call", functools.partial(_missing_call, expected[i].tool, i, j, calls)))
+            later.add("missing-call", _missing_call, expected[i].tool, i, j, calls)
         if j is not None and (i is None or not tool_match):
-            findings.append(_Later("unexpected-call", functools.partial(_unexpected_call, calls[j].tool, j,
-                                                                        functools.partial(row_at, k))))
+            later.add("unexpected-call", _with_row, _unexpected_call, calls[j].tool, j, row_at, k)
         if i is not None and j is not None and tool_match:
             call = calls[j]
             if mismatched:
-                findings.append(_Later("argument-mismatch", functools.partial(_argument_mismatch, call, i, j,
-                                                                              functools.partial(row_at, k))))
+                later.add("argument-mismatch", _with_row, _argument_mismatch, call, i, j, row_at, k)
             if call.denied or call.is_error is True:  # an unknown outcome is not a failure
-                findings.append(_Later("required-call-failed", functools.partial(_required_call_failed, call, i, j)))
+                later.add("required-call-failed", _required_call_failed, call, i, j)
     return findings
+
+
+BUILD_ALL_LATER = False  # tests set it to give every finding its builder, as before
+
+
+class _Counted:
+    """Appends a :class:`_Later` per finding; past the cap of its code, one shared placeholder.
+
+    Why: the cap counts findings across every list of the evaluation, so the n-th finding
+    of a code here is at least the n-th overall; past MAX_FINDINGS_PER_CODE :func:`_capped`
+    only counts it and never builds it. On 10k differing calls, making a builder (two
+    partial objects) for each cost more than the rest of the findings."""
+
+    def __init__(self, findings: list[Finding | _Later]) -> None:
+        self.findings = findings
+        self.seen: dict[str, int] = {}
+        self.placeholders: dict[str, _Later] = {}
+
+    def add(self, code: str, build: Callable[..., Finding], *args: Any) -> None:
+        seen = self.seen[code] = self.seen.get(code, 0) + 1
+        if seen > MAX_FINDINGS_PER_CODE and not BUILD_ALL_LATER:  # safe: counted by _capped, never built
+            later = self.placeholders.get(code)
+            if later is None:
+                later = self.placeholders[code] = _Later(code, _never_built)
+            self.findings.append(later)
+            return
+        self.findings.append(_Later(code, functools.partial(build, *args)))
+
+
+def _with_row(build: Callable[..., Finding], *args: Any) -> Finding:
+    """``build(*head, row)`` where ``args`` ends with the row getter and the row's number:
+    the getter of the row is made only for a finding that is built."""
+    *head, row_at, k = args
+    return build(*head, functools.partial(row_at, k))
+
+
+def _never_built() -> Finding:
+    raise AssertionError("a finding past the cap of its code was built")
 
 
 def _missing_call(tool: str, i: int, j: int | None, calls: tuple[ToolCall, ...]) -> Finding:
