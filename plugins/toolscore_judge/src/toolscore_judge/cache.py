@@ -19,13 +19,10 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from toolscore_core import InputError, JudgeAnswer
-
-CacheMode = Literal["off", "read", "write"]
-CACHE_MODES: tuple[str, ...] = ("off", "read", "write")
-DEFAULT_MODE: CacheMode = "write"
+from toolscore_judge.defaults import CACHE_MODES, DEFAULT_MODE, CacheMode
 
 
 def default_cache_path() -> Path:

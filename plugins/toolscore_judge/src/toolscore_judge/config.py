@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from toolscore_judge.cache import DEFAULT_MODE
-from toolscore_judge.routing import DEFAULT_MODEL
+from toolscore_judge.defaults import DEFAULT_MODE, DEFAULT_MODEL
 
 if TYPE_CHECKING:
     from toolscore_core import JudgeAnswer, JudgeQuestion

@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolscore_core import InputError
-from toolscore_judge.cache import CACHE_MODES, DEFAULT_MODE
-from toolscore_judge.routing import ALIASES, DEFAULT_MODEL, ROUTES
 
-PROVIDERS = (*ROUTES, *ALIASES)
+# The constants only, not the cache (sqlite3) or the routing: eval builds these options every run.
+from toolscore_judge.defaults import ALIASES, CACHE_MODES, DEFAULT_MODE, DEFAULT_MODEL, ROUTE_NAMES
+
+PROVIDERS = (*ROUTE_NAMES, *ALIASES)
 
 #: (parameter name, flag, metavar or None for a switch, help)
 OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
@@ -39,9 +40,10 @@ OPTIONS: tuple[tuple[str, str, str | None, str], ...] = (
 
 
 def config_from_values(values: Mapping[str, Any], *, flag_prefix: str = "") -> Any:
-    """The :class:`~toolscore_judge.config.JudgeConfig` the parsed ``values`` ask for, or None."""
-    from toolscore_judge.config import JudgeConfig
+    """The :class:`~toolscore_judge.config.JudgeConfig` the parsed ``values`` ask for, or None.
 
+    The config module (attrs class) is imported only once a judge is asked for: eval calls
+    this on every run."""
     given = [flag for name, flag, _m, _h in OPTIONS[1:] if values.get(name) is not None]
     if not values.get("llm_judge"):
         if given:
@@ -59,6 +61,8 @@ def config_from_values(values: Mapping[str, Any], *, flag_prefix: str = "") -> A
             raise InputError(f"--llm-max-usd {max_usd!r} is not a number", expected="dollars, e.g. 0.50") from None
         if not 0 <= max_usd < float("inf"):
             raise InputError(f"--llm-max-usd {max_usd!r} must be a finite amount of dollars, 0 or more")
+    from toolscore_judge.config import JudgeConfig
+
     return JudgeConfig(model=values.get("llm_model") or DEFAULT_MODEL, base_url=values.get("llm_base_url"),
                        provider=values.get("llm_provider"),
                        cache=cache, cache_path=values.get("llm_judge_cache_path"), max_usd=max_usd)

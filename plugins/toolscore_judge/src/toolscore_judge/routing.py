@@ -13,10 +13,7 @@ import re
 import attrs
 
 from toolscore_core import InputError
-
-#: The model asked for when only ``--llm-judge`` is given: a small, cheap OpenAI model with
-#: structured outputs and temperature support.
-DEFAULT_MODEL = "gpt-4o-mini"
+from toolscore_judge.defaults import ALIASES, DEFAULT_MODEL
 
 _O_SERIES = re.compile(r"^o\d")
 
@@ -39,9 +36,6 @@ ROUTES: dict[str, Route] = {
     "openai-chat": Route("openai-chat", None, "llm"),
 }
 
-
-#: tool-scorer 1.10.0's provider names.
-ALIASES = {"openai_compatible": "openai-chat"}
 #: Read when the route's own key variable is unset (tool-scorer 1.10.0 used it for Gemini).
 FALLBACK_KEY_ENV = {"gemini": "GOOGLE_API_KEY"}
 
