@@ -134,34 +134,128 @@ def _plain_equal(want: Any, got: Any) -> bool:
 
 def align(evaluation: Evaluation, *, call_limit: int = 60) -> list[Row]:
     """Rows in expected order; unpaired actual calls fill unpaired expected rows, then trail."""
-    expected = list(evaluation.expected)
-    actual = list(evaluation.actual.calls)
-    by_expected, pair_at = _paired(unread(evaluation, "pairs"))
+    return list(AlignedRows(evaluation, call_limit=call_limit))
+
+
+# One planned row: (kind, expected index, actual index, pairing row number, shown), where
+# shown says whether a report lists the row among its problems (None: only the row can say).
+_Step = tuple[str, int | None, int | None, int | None, bool | None]
+
+
+class AlignedRows(Sequence[Row]):
+    """The rows :func:`align` returns, each built only when read.
+
+    Why: a report shows at most a few dozen rows (the problems, when there are many), yet a
+    10k-call trace has 10k rows, and building them all (the pairing's explanation of every
+    mismatch included) was most of a console report's time. The plan says, for nearly every
+    row, whether it is a problem without building it, so :meth:`problems` builds only the
+    rows shown and counts the others. Read whole, it equals :func:`align`, row for row.
+    """
+
+    def __init__(self, evaluation: Evaluation, *, call_limit: int = 60) -> None:
+        self._expected = list(evaluation.expected)
+        self._actual = list(evaluation.actual.calls)
+        self._limit = call_limit
+        by_expected, self._pair_at = _paired(unread(evaluation, "pairs"))
+        self._judged = _judged(evaluation)
+        self._steps = _plan(self._expected, self._actual, by_expected, self._judged)
+        self._built: list[Row | None] = [None] * len(self._steps)
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._row(range(len(self))[index])
+
+    def __iter__(self) -> Iterator[Row]:
+        return (self._row(n) for n in range(len(self._steps)))
+
+    def _row(self, n: int) -> Row:
+        """Row ``n`` (0-based), built once."""
+        row = self._built[n]
+        if row is None:
+            row = self._built[n] = self._build(n)
+        return row
+
+    def _build(self, n: int) -> Row:
+        """Row ``n`` exactly as the table has always built it."""
+        kind, e_index, a_index, k, _shown = self._steps[n]
+        number, limit = n + 1, self._limit
+        if kind == "unexpected":
+            assert a_index is not None
+            return Row(number, None, a_index, None, self._actual[a_index], "unexpected", call_limit=limit)
+        assert e_index is not None
+        call = self._expected[e_index]
+        if kind == "missing":
+            return Row(number, e_index, None, call, None, "missing", call_limit=limit)
+        assert a_index is not None
+        got = self._actual[a_index]
+        if kind == "match":
+            return _match_row(number, e_index, call, a_index, got, limit)
+        if kind == "spare":
+            return _paired_row(number, e_index, call, a_index, got, None, limit)
+        assert k is not None
+        return _paired_row(number, e_index, call, a_index, got, self._pair_at(k), limit,
+                           self._judged.get((e_index, a_index)))
+
+    def _shown(self, n: int) -> bool:
+        """Whether row ``n`` is a problem a report lists (built only when the plan cannot say)."""
+        shown = self._steps[n][4]
+        return _worth_showing(self._row(n)) if shown is None else shown
+
+    def problems(self, limit: int) -> tuple[list[Row], int]:
+        """What :func:`problem_rows` gives, building only the rows it returns (and those whose
+        status only the row itself tells)."""
+        if len(self) <= limit:
+            return list(self), 0
+        shown = [n for n in range(len(self._steps)) if self._shown(n)]
+        return [self._row(n) for n in shown[:limit]], len(shown) - min(len(shown), limit)
+
+    def any_problem(self) -> bool:
+        """Whether any row is worth showing, without building the rows the plan vouches for."""
+        return any(self._shown(n) for n in range(len(self._steps)))
+
+
+def _plan(expected: list[ExpectedCall], actual: list[ToolCall], by_expected: dict[int, tuple[int, bool, bool, int]],
+          judged: dict[tuple[int, int], tuple[bool, str]]) -> list[_Step]:
+    """Each row's step, in the table's order: the same choices :func:`align` has always made.
+
+    Unpaired actual calls fill unpaired expected rows, then trail as unexpected calls."""
     paired_actual = {found[0] for found in by_expected.values()}
     spare_actual = iter([i for i in range(len(actual)) if i not in paired_actual])
-    judged = _judged(evaluation)
-    rows: list[Row] = []
+    steps: list[_Step] = []
+    append = steps.append
     for e_index, call in enumerate(expected):
         found = by_expected.get(e_index)
         if found is not None and found[0] < len(actual):
             j, tool_match, mismatched, k = found
             got = actual[j]
             if tool_match and not mismatched and call.tool == got.tool and not judged:
-                rows.append(_match_row(len(rows) + 1, e_index, call, j, got, call_limit))
-                continue
-            rows.append(_paired_row(len(rows) + 1, e_index, call, j, got, pair_at(k), call_limit,
-                                    judged.get((e_index, j))))
+                append(("match", e_index, j, k, got.is_error is True or got.denied))
+            else:
+                append(("pair", e_index, j, k, _pair_shown(call, got, tool_match, mismatched, judged)))
             continue
         a_index = next(spare_actual, None)
         if a_index is None:
-            rows.append(Row(len(rows) + 1, e_index, None, call, None, "missing", call_limit=call_limit))
+            append(("missing", e_index, None, None, True))
         else:
-            rows.append(_paired_row(len(rows) + 1, e_index, call, a_index, actual[a_index], None,
-                                    call_limit))
-    for a_index in spare_actual:
-        rows.append(Row(len(rows) + 1, None, a_index, None, actual[a_index], "unexpected",
-                        call_limit=call_limit))
-    return rows
+            append(("spare", e_index, a_index, None, True if call.tool != actual[a_index].tool else None))
+    steps.extend(("unexpected", None, a_index, None, True) for a_index in spare_actual)
+    return steps
+
+
+def _pair_shown(call: ExpectedCall, got: ToolCall, tool_match: bool, mismatched: bool,
+                judged: dict[tuple[int, int], tuple[bool, str]]) -> bool | None:
+    """Whether a paired row is a problem, when that follows from the pairing's outline alone:
+    without a judge, a different tool, or a same-tool pair with argument mismatches, always
+    gives problems (None: the row must be built to tell)."""
+    if judged:
+        return None
+    if call.tool != got.tool:
+        return True
+    return True if tool_match and mismatched else None
 
 
 def _paired(pairs: Sequence[CallPair]) -> tuple[dict[int, tuple[int, bool, bool, int]], Callable[[int], CallPair]]:
@@ -253,15 +347,30 @@ def _paired_row(number: int, e_index: int, call: ExpectedCall, a_index: int, got
                judged=judged[1] if judged else "")
 
 
-def problem_rows(rows: list[Row], limit: int) -> tuple[list[Row], int]:
+def _worth_showing(row: Row) -> bool:
+    """A problem, a match whose call failed, or a match a judge decided (shown with its reason)."""
+    return not row.ok or row.call_failed or bool(row.judged)
+
+
+def problem_rows(rows: Sequence[Row], limit: int) -> tuple[list[Row], int]:
     """At most ``limit`` rows worth showing (all rows when few, else only the problems),
     and how many were left out."""
-    shown = rows if len(rows) <= limit else [r for r in rows if not r.ok or r.call_failed or r.judged]
+    if isinstance(rows, AlignedRows):
+        return rows.problems(limit)
+    shown = list(rows) if len(rows) <= limit else [r for r in rows if _worth_showing(r)]
     return shown[:limit], len(shown) - min(len(shown), limit)
 
 
-def iter_failed(rows: list[Row]) -> Iterator[Row]:
+def any_problem(rows: Sequence[Row]) -> bool:
+    """Whether any row is worth showing (so a report draws its calls table at all)."""
+    if isinstance(rows, AlignedRows):
+        return rows.any_problem()
+    return any(_worth_showing(r) for r in rows)
+
+
+def iter_failed(rows: Sequence[Row]) -> Iterator[Row]:
     return (r for r in rows if not r.ok)
 
 
-__all__ = ["Row", "align", "iter_failed", "problem_rows", "render_actual", "render_expected"]
+__all__ = ["AlignedRows", "Row", "align", "any_problem", "iter_failed", "problem_rows", "render_actual",
+           "render_expected"]

@@ -12,7 +12,7 @@ import os
 from typing import IO, Any
 
 from toolscore_core.kernel.model import Evaluation
-from toolscore_core.reports.alignment import problem_rows
+from toolscore_core.reports.alignment import any_problem, problem_rows
 from toolscore_core.reports.summary import (
     METRICS_TITLE,
     ReportData,
@@ -133,8 +133,8 @@ def build_blocks(data: ReportData) -> list[Any]:
         blocks.append(Text(required_line(data)))
         blocks.append(Text())
 
-    rows, left_out = problem_rows(list(data.rows), MAX_ROWS)
-    if any(not r.ok or r.call_failed or r.judged for r in data.rows):  # a judged match is shown with its reason
+    rows, left_out = problem_rows(data.rows, MAX_ROWS)
+    if any_problem(data.rows):  # a judged match is shown with its reason
         blocks.append(calls_table(rows, left_out))
         blocks.append(Text())
 

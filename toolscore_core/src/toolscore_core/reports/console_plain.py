@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from toolscore_core.reports.alignment import problem_rows
+from toolscore_core.reports.alignment import any_problem, problem_rows
 from toolscore_core.reports.summary import (
     METRICS_TITLE,
     ReportData,
@@ -320,8 +320,8 @@ def report_lines(data: ReportData, width: int) -> list[str]:
     lines.append("")
     if data.required_total:
         lines += [*line(required_line(data), width), ""]
-    rows, left_out = problem_rows(list(data.rows), MAX_ROWS)
-    if any(not r.ok or r.call_failed or r.judged for r in data.rows):
+    rows, left_out = problem_rows(data.rows, MAX_ROWS)
+    if any_problem(data.rows):
         lines += [*calls_table(rows, left_out).render(width), ""]
     if data.issues:
         issues = [[f"  {number}.", f"{issue.subject}  {issue.problem}" + (f"\nfix: {issue.fix}" if issue.fix else "")]

@@ -67,7 +67,7 @@ def render_html(evaluation: Evaluation, stream: IO[str]) -> None:
     parts.append("</tbody></table>")
     if data.required_total:
         parts.append(f'<p id="required">{e(required_line(data))}</p>')
-    rows, left_out = problem_rows(list(data.rows), MAX_ROWS)
+    rows, left_out = problem_rows(data.rows, MAX_ROWS)
     if rows:
         parts += ["<h2>Expected vs actual tool calls</h2>", '<table id="calls"><thead><tr>',
                   "<th>#</th><th>Expected</th><th>Actual</th><th>Status</th></tr></thead><tbody>"]

@@ -111,7 +111,7 @@ def render_markdown(evaluation: Evaluation, stream: IO[str]) -> None:
     out.append("")
     if data.required_total:
         out += [required_line(data), ""]
-    rows, left_out = problem_rows(list(data.rows), MAX_ROWS)
+    rows, left_out = problem_rows(data.rows, MAX_ROWS)
     if rows:
         out += ["## Expected vs actual tool calls", "", "| # | Expected | Actual | Status |",
                 "| ---: | --- | --- | --- |"]

@@ -9,10 +9,12 @@ each renderer about layout only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 
 from toolscore_core.kernel.model import Evaluation, Finding
-from toolscore_core.reports.alignment import Row, align
+from toolscore_core.reports.alignment import AlignedRows, Row
 from toolscore_core.reports.text import safe_text
 
 # The four rows the console has always shown, then any other metric the user weighted in.
@@ -85,7 +87,7 @@ class ReportData:
     issues: tuple[Issue, ...]
     findings: tuple[Finding, ...]
     findings_left_out: int
-    rows: tuple[Row, ...]
+    rows: Sequence[Row]  # built row by row as read: see AlignedRows
     min_score: float | None
     mode: str
     expected_count: int
@@ -215,7 +217,7 @@ def summarize(evaluation: Evaluation, *, call_limit: int = 60) -> ReportData:
         issues=top_issues(evaluation),
         findings=findings,
         findings_left_out=left_out,
-        rows=tuple(align(evaluation, call_limit=call_limit)),
+        rows=AlignedRows(evaluation, call_limit=call_limit),
         min_score=evaluation.min_score,
         mode=evaluation.mode,
         expected_count=len(evaluation.expected),
