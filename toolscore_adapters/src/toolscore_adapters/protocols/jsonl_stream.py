@@ -79,6 +79,11 @@ def first_line(head: bytes) -> Any:
         return None
     newline = text.find(b"\n")
     line = text if newline < 0 else text[:newline]
+    if line.rstrip() == b"{":
+        # A pretty-printed file's first line. Safe: ``{`` alone, with any trailing
+        # whitespace, is never a complete JSON value, so json.loads would fail on it
+        # (and raising that error cost more than a whole detection pass of an adapter).
+        return None
     try:
         return json.loads(line)
     except (ValueError, RecursionError):
