@@ -17,7 +17,8 @@ import pytest
 
 from toolscore_adapters.protocols import jsonl_stream
 from toolscore_core import InputError
-from toolscore_core.kernel import files
+from toolscore_core.kernel import files, traces
+from toolscore_core.kernel.interfaces import TraceAdapter
 from toolscore_core.kernel.traces import load_trace_bytes
 from toolscore_export import canonical
 from toolscore_export.canonical import prepare
@@ -209,6 +210,7 @@ def _general(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(files, "looks_like_json_lines", reference_looks_like_json_lines)
     for module in (jsonl_stream, otel, jsonrpc, mcp_session):
         monkeypatch.setattr(module, "first_line", reference_first_line)
+    monkeypatch.setattr(traces, "_reads_paths", lambda adapter: True)  # every adapter asked by path
 
 
 def _mutations(raw: bytes, rng: random.Random) -> Iterator[bytes]:
@@ -251,3 +253,41 @@ def test_traces_of_fixtures_and_mutations_are_those_of_the_general_rules(
     for (path, _), a, b in zip(inputs, fast, general, strict=True):
         assert a == b, path.name
 
+
+class _Plain(TraceAdapter):
+    name = "plain-test"
+
+    def detect(self, data: Any) -> float:
+        return 0.0
+
+
+class _ByPath(_Plain):
+    def detect_path(self, path: Path, head: bytes) -> float:
+        return 1.0
+
+
+def test_only_an_adapter_with_the_base_detect_path_is_skipped() -> None:
+    from toolscore_adapters.protocols.otel import OtelAdapter
+
+    assert not traces._reads_paths(_Plain())
+    assert traces._reads_paths(_ByPath())
+    assert traces._reads_paths(OtelAdapter())
+    on_instance = _Plain()
+    on_instance.detect_path = lambda path, head: 1.0  # type: ignore[method-assign]
+    assert traces._reads_paths(on_instance)
+
+
+def test_every_installed_adapter_that_claims_a_fixture_by_path_is_asked(tmp_path: Path) -> None:
+    """The fixtures some adapter claims by their path must still be claimed so (mcp, otel
+    JSON Lines): the adapters that keep the base detect_path are the only ones skipped."""
+    registry = traces.adapter_registry()
+    adapters = registry.instances()
+    claimed = 0
+    for fixture in TRACES:
+        head = fixture.read_bytes()[: traces.HEAD_BYTES]
+        for adapter in adapters:
+            score = traces._safe_score(adapter.detect_path, fixture, head)
+            if score > 0:
+                claimed += 1
+                assert traces._reads_paths(adapter), (adapter.name, fixture.name)
+    assert claimed > 0
