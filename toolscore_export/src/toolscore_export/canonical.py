@@ -97,8 +97,9 @@ def _prepare_plain(value: Any) -> Any:
     ``isinstance`` tests and one call per leaf was most of building an OTLP record. Safe:
     an exact ``str``, ``int``, ``bool`` or ``None`` is returned as is by the general walk
     too (no redactor), a key that is a ``str`` instance is kept and any other is ``str()``-ed
-    as it does, and every other type (floats, tuples, subclasses, stray objects) goes to the
-    general walk itself; a test compares the two on random values.
+    as it does, an exact float or tuple is treated as it treats one, and every other type
+    (subclasses, stray objects) goes to the general walk itself; a test compares the two on
+    random values.
     """
     kind = type(value)
     if kind in _LEAVES:
@@ -107,9 +108,11 @@ def _prepare_plain(value: Any) -> Any:
         leaves = _LEAVES
         return {(k if isinstance(k, str) else str(k)): (v if type(v) in leaves else _prepare_plain(v))
                 for k, v in value.items()}
-    if kind is list:
+    if kind is list or kind is tuple:  # the general walk makes a list of either
         leaves = _LEAVES
         return [item if type(item) in leaves else _prepare_plain(item) for item in value]
+    if kind is float:  # what the general walk does with one (a duration, a score)
+        return normal_number(value)
     return _prepare_general(value, None)
 
 
