@@ -131,3 +131,19 @@ def test_the_console_cut_of_a_long_trace_builds_only_the_rows_it_shows() -> None
     assert len(shown) == 20 and left_out == n // 10 + n // 100 - 20
     assert any_problem(data.rows)
     assert sum(row is not None for row in data.rows._built) == 20  # not the 2,000 rows of the table
+
+
+def test_lazy_rows_compare_print_and_hash_as_the_tuple_they_replace() -> None:
+    """``ReportData`` is a frozen attrs class: its equality, repr and hash read ``rows``."""
+    from toolscore_core.reports.alignment import AlignedRows
+
+    expected, actual = random_case(random.Random(7))
+    evaluation = evaluate(expected, actual)
+    lazy, eager = AlignedRows(evaluation), tuple(AlignedRows(evaluation))
+    assert lazy == eager and eager == lazy and lazy == list(eager) and lazy == AlignedRows(evaluation)
+    assert lazy != eager[:-1] and lazy != "rows"
+    assert repr(AlignedRows(evaluation)) == repr(eager)
+    for rows in (AlignedRows(evaluation), eager):  # a row holds its calls' argument dicts: neither hashes
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(rows)
+    assert summarize(evaluation) == summarize(evaluation)

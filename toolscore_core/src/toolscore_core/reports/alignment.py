@@ -172,6 +172,19 @@ class AlignedRows(Sequence[Row]):
     def __iter__(self) -> Iterator[Row]:
         return (self._row(n) for n in range(len(self._steps)))
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same rows, as the tuple it replaces was, so a
+        ``ReportData`` still compares by value."""
+        if isinstance(other, (AlignedRows, tuple, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
     def _row(self, n: int) -> Row:
         """Row ``n`` (0-based), built once."""
         row = self._built[n]
