@@ -98,11 +98,37 @@ def settle(value: Any, text: str, *, file: str | Path | None = None, location: s
     For readers that parse by other means (``raw_decode`` in a hot loop): the cheap tests on
     ``text`` decide whether the value needs walking at all.
     """
-    deep = text.count("[") + text.count("{") > MAX_NESTING and not _shallow_text(text)
-    surrogates = "\\ud" in text or "\\uD" in text
-    if not deep and not surrogates:
+    if not _may_be_deep(text) and not _may_have_surrogates(text):
         return value
     return walk(value, file=file, location=location, what=what)
+
+
+#: Characters from which the bracket count is skipped until the text proves not shallow.
+_LARGE_TEXT = 64 * 1024
+
+
+def _may_be_deep(text: str) -> bool:
+    """False when JSON ``text`` provably nests at most :data:`MAX_NESTING` levels: it has no
+    more brackets than that, or :func:`_shallow_text` shows it.
+
+    Why two orders: a small text (one tool call's arguments, read in a hot loop) is settled
+    by the count alone; a large one (a whole file) nearly always has more brackets than the
+    limit, so counting them first was two wasted scans of it. Either order gives the same
+    answer: both tests are pure functions of ``text``.
+    """
+    if len(text) >= _LARGE_TEXT:
+        return not _shallow_text(text) and text.count("[") + text.count("{") > MAX_NESTING
+    return text.count("[") + text.count("{") > MAX_NESTING and not _shallow_text(text)
+
+
+def _may_have_surrogates(text: str) -> bool:
+    """Whether JSON ``text`` can hold a lone surrogate: only a ``\\ud...`` escape makes one.
+
+    Why the backslash first: every such escape starts with one, looking for a single
+    character is one fast C scan, and many files have no backslash at all, where looking
+    for both spellings of the escape scanned the whole text twice.
+    """
+    return "\\" in text and ("\\ud" in text or "\\uD" in text)
 
 
 _NOT_STRUCTURE = bytes(range(256)).translate(None, b'"[]{}')  # every byte but quotes and brackets
