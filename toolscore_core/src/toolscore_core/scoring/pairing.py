@@ -205,10 +205,27 @@ class _Keys:
     matcher (or were not checked): such a row is compared value by value as before.
     """
 
-    __slots__ = ("actual", "expected")
+    __slots__ = ("_table", "act_block", "actual", "exp_block", "expected")
 
-    def __init__(self, expected: Sequence[Any], actual: Sequence[Any]) -> None:
+    def __init__(self, expected: Sequence[Any], actual: Sequence[Any],
+                 exp_block: Sequence[int] | None = None, act_block: Sequence[int] | None = None) -> None:
         self.expected, self.actual = expected, actual
+        self.exp_block, self.act_block = exp_block, act_block  # the block's calls, coded at once (see coded)
+        self._table: _CodeTable | bool | None = False  # False: not built yet; None: the block cannot be coded
+
+    def table(self, actual: Sequence[ToolCall], exp_idx: Sequence[int] = (),
+              act_idx: Sequence[int] = ()) -> _CodeTable | None:
+        """The block's :class:`_CodeTable`, built on first use (for the given calls when no block was given)."""
+        if self._table is False:
+            self._table = _CodeTable.build(self.exp_block or exp_idx, self.act_block or act_idx,
+                                           self.expected, self.actual, actual)
+        return self._table if isinstance(self._table, _CodeTable) else None
+
+    def coded(self, exp_idx: Sequence[int], act_idx: Sequence[int], actual: Sequence[ToolCall]) -> _WindowInputs | None:
+        """A window's arrays from the block's table; None: the window has a row the table does
+        not cover (or there is no table), and is read call by call."""
+        table = self.table(actual, exp_idx, act_idx)
+        return None if table is None else table.window(exp_idx, act_idx)
 
     @staticmethod
     def _pairs(indexes: Sequence[int], keys: Sequence[Any]) -> list[frozenset[tuple[str, Any]] | None] | None:
@@ -242,6 +259,190 @@ class _Keys:
         return None if pairs is None else [None if p is None else dict(p) for p in pairs]
 
 
+# A window's arrays: matched units, checked rows, precision units (and those against an
+# expectation of no arguments), rows expecting no arguments, failed actual calls.
+_WindowInputs = tuple[Any, Any, Any, Any, Any, Any]
+NAME_LIMIT = 32  # a block whose actual calls use more argument names is read call by call
+
+
+class _CodeTable:
+    """A block's calls as integer codes of their (argument name, canonical value) pairs, one column per name.
+
+    Why: in a long trace of one tool every window read its calls' keys again (a dict per
+    call, then a code per name and call), and the inverted index hashed every pair again:
+    most of the one-tool worst case's Python time. Coding each pair of the block once lets
+    every window build its matched counts, and every chunk find its candidates, with numpy
+    alone. Two pairs share a code exactly when they are equal as dict keys, the equality
+    that gave a window's codes and the index's entries (canonical forms compare as an
+    equivalence: exact numbers, tagged types, a NaN equal only to itself), so a row matches
+    a column on a name exactly when the window's codes said so. Rows are covered only when
+    their key holds at least one pair (no matcher, checked, not ``{}``); such rows charge
+    every actual call its arguments, as the matrix's precision term does for them. A
+    call's precision units are its key's pair count (names are unique in a dict).
+    """
+
+    __slots__ = ("act_block", "act_codes", "counts", "exp_bare", "exp_block", "exp_codes", "failed", "holder",
+                 "owners", "plain", "starts", "units", "units_for_empty")
+    act_block: Any  # the block's actual calls (ascending indexes), then per position of them:
+    act_codes: Any  # (calls, names) codes, -2 where a call lacks the name
+    units: Any  # precision units, and those against an expectation of no arguments
+    units_for_empty: Any
+    failed: Any  # 1.0 for a call that did not succeed
+    exp_block: Any  # the block's expected calls, then per position of them:
+    exp_codes: Any  # (calls, names) codes, -1 where a call lacks the name or no actual call holds its value
+    plain: Any  # covered: a key with at least one pair
+    exp_bare: list[int]  # positions without a dict key
+    counts: Any  # per code: how many actual calls hold it
+    holder: Any  # per code held by one call: its position (else -1)
+    owners: Any  # the holders of each code, code after code (from starts[code] to starts[code + 1])
+    starts: Any
+
+    @classmethod
+    def build(cls, exp_block: Sequence[int], act_block: Sequence[int], expected_keys: Sequence[Any],
+              actual_keys: Sequence[Any], actual: Sequence[ToolCall]) -> _CodeTable | None:
+        """The table of a block; None when the block is not in trace order, an actual key is not
+        a dict's (nor None), or the calls use more than :data:`NAME_LIMIT` argument names."""
+        import numpy as np
+
+        table = cls()
+        table.exp_block, table.act_block = np.array(exp_block, dtype=np.int64), np.array(act_block, dtype=np.int64)
+        if (np.diff(table.exp_block) <= 0).any() or (np.diff(table.act_block) <= 0).any():
+            return None  # positions are found by binary search
+        act_pairs, act_sizes, bare = _flat_pairs(act_block, actual_keys)
+        if act_pairs is None:
+            return None
+        values: dict[Any, int] = {}
+        codes = np.array([values.setdefault(pair, len(values)) for pair in act_pairs], dtype=np.int64)
+        slots: dict[Any, int] = {}
+        slot_of = np.array([slots.setdefault(pair[0], len(slots)) for pair in values], dtype=np.int64)
+        if len(slots) > NAME_LIMIT:
+            return None
+        sizes = np.array(act_sizes, dtype=np.int64)
+        owner = np.repeat(np.arange(len(act_block)), sizes)
+        table.act_codes = _scatter(len(act_block), len(slots), owner, codes, slot_of, -2)
+        exp_pairs, exp_sizes, table.exp_bare = _flat_pairs(exp_block, expected_keys, strict=False)
+        assert exp_pairs is not None
+        exp_codes = np.array([values.get(pair, -1) for pair in exp_pairs], dtype=np.int64)
+        table.plain = np.array(exp_sizes, dtype=np.int64) > 0
+        exp_owner = np.repeat(np.arange(len(exp_block)), exp_sizes)
+        table.exp_codes = _scatter(len(exp_block), len(slots), exp_owner, exp_codes, slot_of, -1)
+        table.counts = np.bincount(codes, minlength=len(values))
+        single = table.counts[codes] == 1
+        table.holder = np.full(len(values), -1, dtype=np.int64)  # a code held by one call: that call's position
+        table.holder[codes[single]] = owner[single]
+        table.owners = owner[np.argsort(codes, kind="stable")]  # the holders of each code, code after code
+        table.starts = np.concatenate(([0], np.cumsum(table.counts)))
+        table.units = sizes
+        table.units_for_empty = np.maximum(sizes, 1)
+        table.units_for_empty[bare] = 0  # arguments not recorded: no unit even against "no arguments"
+        table.failed = np.array([0 if actual[j].succeeded else 1 for j in act_block], dtype=np.float64)
+        return table
+
+    def positions(self, block: Any, indexes: Sequence[int]) -> Any:
+        """The positions of ``indexes`` in a block (ascending), or None when one is not in it."""
+        import numpy as np
+
+        wanted = np.array(indexes, dtype=np.int64)
+        found = np.searchsorted(block, wanted)
+        if len(found) and (int(found.max()) >= len(block) or (block[found] != wanted).any()):
+            return None
+        return found
+
+    def window(self, exp_idx: Sequence[int], act_idx: Sequence[int]) -> _WindowInputs | None:
+        """The arrays :func:`_window_inputs` gives the window; None when a row is not covered."""
+        import numpy as np
+
+        rows, cols = self.positions(self.exp_block, exp_idx), self.positions(self.act_block, act_idx)
+        if rows is None or cols is None or not self.plain[rows].all():
+            return None
+        n, m = len(rows), len(cols)
+        matched = np.zeros((n, m), dtype=np.int64)
+        row_codes, col_codes = self.exp_codes[rows], self.act_codes[cols]
+        for slot in range(row_codes.shape[1]):
+            self._add_name(matched, row_codes[:, slot], col_codes[:, slot], cols)
+        return (matched, np.ones(n, dtype=bool), self.units[cols], self.units_for_empty[cols],
+                np.zeros(n, dtype=bool), self.failed[cols])
+
+    def _add_name(self, matched: Any, row_codes: Any, col_codes: Any, cols: Any) -> None:
+        """Add 1 where a row's code of one name equals a column's (no code: -1 rows, -2 columns).
+
+        When every code the window's columns hold is held by one call of the whole block, a
+        row's code sits in at most one column, found through ``holder``: one cell per row,
+        not a row of comparisons (as :func:`_add_distinct` does for a window's own codes)."""
+        import numpy as np
+
+        hit = np.flatnonzero(row_codes >= 0)
+        if len(hit) == 0:
+            return
+        if not SCATTER_DISTINCT or (self.counts[col_codes[col_codes >= 0]] != 1).any():
+            matched += row_codes[:, None] == col_codes[None, :]
+            return
+        column = np.full(len(self.units), -1, dtype=np.int64)  # block position -> window column
+        column[cols] = np.arange(len(cols))
+        holders = self.holder[row_codes[hit]]
+        where = np.where(holders >= 0, column[holders], -1)
+        found = where >= 0
+        matched[hit[found], where[found]] += 1
+
+    def candidates(self, chunk: Sequence[int], remaining: Any, limit: int) -> list[int]:
+        """:func:`_affinity_candidates` of ``chunk`` (calls of the block) from the codes.
+
+        Only for a block whose expected calls without a key check no argument (``exp_bare``;
+        a matcher's row indexes its plain values, which the table does not code).
+        ``remaining``: per block position, whether the actual call is still unpaired. Each
+        code of the chunk's rows held by at most :data:`POSTING_LIMIT` calls counts one hit
+        for each remaining call holding it (the inverted index's entries, with their
+        multiplicity); ranked by hits, then trace order, the first ``limit``, in trace order."""
+        import numpy as np
+
+        rows = self.positions(self.exp_block, chunk)
+        codes = self.exp_codes[rows].ravel()
+        codes = codes[codes >= 0]
+        codes = codes[self.counts[codes] <= POSTING_LIMIT]
+        lengths = self.counts[codes]
+        ends = np.cumsum(lengths)
+        holders = self.owners[np.repeat(self.starts[codes] - ends + lengths, lengths) + np.arange(int(ends[-1]) if len(ends) else 0)]
+        holders = holders[remaining[holders]]
+        hits = np.bincount(holders, minlength=len(self.units))
+        held = np.flatnonzero(hits)  # ascending: trace order breaks ties
+        ranked = held[np.argsort(-hits[held], kind="stable")][:limit]
+        return self.act_block[np.sort(ranked)].tolist()
+
+
+def _flat_pairs(block: Sequence[int], keys: Sequence[Any], *,
+                strict: bool = True) -> tuple[list[Any] | None, list[int], list[int]]:
+    """The block's (name, canonical value) pairs end to end, how many each call holds, and the
+    positions of the calls without a dict key (no arguments recorded; for expected calls
+    also a matcher or nothing checked, whose pairs a window reads call by call).
+
+    With ``strict``, a key of anything but a dict or None gives None (the table is not built)."""
+    pairs: list[Any] = []
+    sizes: list[int] = []
+    bare: list[int] = []
+    for k, index in enumerate(block):
+        key = keys[index]
+        if key is not None and key[0] == "d":
+            pairs.extend(key[1])
+            sizes.append(len(key[1]))
+            continue
+        if strict and key is not None and key[0] != "z":
+            return None, sizes, bare
+        sizes.append(0)
+        bare.append(k)
+    return pairs, sizes, bare
+
+
+def _scatter(calls: int, names: int, owner: Any, codes: Any, slot_of: Any, absent: int) -> Any:
+    """The (calls, names) matrix of codes from the flat pairs (``owner``: each pair's call);
+    ``absent`` where a call lacks a name (or its value is held by no actual call: a code below 0)."""
+    import numpy as np
+
+    table = np.full((calls, names), absent, dtype=np.int64)
+    known = codes >= 0
+    table[owner[known], slot_of[codes[known]]] = codes[known]
+    return table
+
+
 def _solve_window(
     exp_idx: Sequence[int],
     act_idx: Sequence[int],
@@ -261,9 +462,20 @@ def _solve_window(
         sparse = _sparse_minima(exp_idx, act_idx, expected, actual, keys)
         if sparse is not None:
             return sparse
-    import numpy as np
+    coded = keys.coded(exp_idx, act_idx, actual) if keys is not None else None
+    inputs = coded if coded is not None else _window_inputs(exp_idx, act_idx, expected, actual, keys)
+    return _solve_matrix(exp_idx, act_idx, inputs)
 
-    from toolscore_core.scoring.assignment import linear_sum_assignment
+
+def _window_inputs(
+    exp_idx: Sequence[int],
+    act_idx: Sequence[int],
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+    keys: _Keys | None,
+) -> _WindowInputs:
+    """The arrays a window's cost is made of, read from the calls one by one (any arguments, matchers too)."""
+    import numpy as np
 
     n, m = len(exp_idx), len(act_idx)
     matched = np.zeros((n, m), dtype=np.int64)
@@ -327,6 +539,17 @@ def _solve_window(
             else:
                 matched[plain_rows] += equal
     not_succeeded = np.array([0 if actual[j].succeeded else 1 for j in act_idx], dtype=np.float64)
+    return matched, checked, act_units, act_units_for_empty, expects_nothing, not_succeeded
+
+
+def _solve_matrix(exp_idx: Sequence[int], act_idx: Sequence[int], inputs: _WindowInputs) -> list[tuple[int, int, int]]:
+    """The window's lexicographic cost from its arrays, and its optimal assignment (see :func:`_solve_window`)."""
+    import numpy as np
+
+    from toolscore_core.scoring.assignment import linear_sum_assignment
+
+    matched, checked, act_units, act_units_for_empty, expects_nothing, not_succeeded = inputs
+    n, m = len(exp_idx), len(act_idx)
     # Lexicographic weights: each level's total over a whole assignment stays below one
     # unit of the level above (distance < 1 per pair; at most min(n, m) pairs).
     pairs_bound = float(min(n, m) + 1)
@@ -728,6 +951,67 @@ def _argument_pairs(args: dict[str, Any], key: Any) -> Any:
     return [(name, canonical(value)) for name, value in args.items()]
 
 
+def _by_affinity(
+    exp_idx: list[int],
+    act_idx: list[int],
+    expected: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+    window: int,
+    keys: _Keys | None,
+    result: list[tuple[int, int]],
+) -> tuple[list[int], list[int]]:
+    """Phase (A) of :func:`_assign_block`: appends its pairs to ``result``, returns what is left.
+
+    The candidates come from the block's :class:`_CodeTable` when numpy is loaded and the
+    table covers every expected call that checks arguments; else from an inverted index of
+    the (name, canonical value) pairs, as ever. Both count the same hits."""
+    table = keys.table(actual) if keys is not None and "numpy" in sys.modules else None
+    if table is not None and any(expected[exp_idx[k]].args for k in table.exp_bare):
+        table = None  # a matcher's row: its plain values are indexed, not coded
+    if table is None:
+        postings = _postings(act_idx, actual, keys.actual if keys is not None else None)
+    else:
+        import numpy as np
+
+        unpaired = np.ones(len(act_idx), dtype=bool)  # per block position of an actual call
+    remaining = set(act_idx)
+    leftover: list[int] = []
+    for start in range(0, len(exp_idx), window):
+        chunk = exp_idx[start:start + window]
+        if not remaining:
+            candidates = []
+        elif table is None:
+            candidates = _affinity_candidates(chunk, remaining, postings, expected, window,
+                                              keys.expected if keys is not None else None)
+        else:
+            candidates = table.candidates(chunk, unpaired, window)
+        if not candidates:
+            leftover.extend(chunk)
+            continue
+        paired = set()
+        for e, a, matched in _solve_window(chunk, candidates, expected, actual, keys):
+            if matched > 0:
+                result.append((e, a))
+                paired.add(e)
+                remaining.discard(a)
+        if table is not None and paired:
+            unpaired[table.positions(table.act_block, [a for e, a in result[-len(paired):]])] = False
+        leftover.extend(e for e in chunk if e not in paired)
+    return leftover, sorted(remaining)
+
+
+def _postings(act_idx: list[int], actual: Sequence[ToolCall], actual_keys: Sequence[Any] | None) -> dict[Any, list[int]]:
+    """The inverted index: (name, canonical value) -> the actual calls holding it, for values
+    held by at most :data:`POSTING_LIMIT` calls."""
+    postings: dict[tuple[str, Any], list[int]] = defaultdict(list)
+    for j in act_idx:
+        args = actual[j].args
+        if args:
+            for pair in _argument_pairs(args, actual_keys[j] if actual_keys is not None else None):
+                postings[pair].append(j)
+    return {k: v for k, v in postings.items() if len(v) <= POSTING_LIMIT}
+
+
 def _assign_block(
     exp_idx: list[int],
     act_idx: list[int],
@@ -751,33 +1035,10 @@ def _assign_block(
     calls without a matcher (None for the others). With both, the windows read them too.
     """
     result: list[tuple[int, int]] = []
-    keys = _Keys(expected_keys, actual_keys) if expected_keys is not None and actual_keys is not None else None
+    keys = (_Keys(expected_keys, actual_keys, exp_idx, act_idx)
+            if expected_keys is not None and actual_keys is not None else None)
     if len(exp_idx) > window or len(act_idx) > window:
-        postings: dict[tuple[str, Any], list[int]] = defaultdict(list)
-        for j in act_idx:
-            args = actual[j].args
-            if args:
-                for pair in _argument_pairs(args, actual_keys[j] if actual_keys is not None else None):
-                    postings[pair].append(j)
-        postings = {k: v for k, v in postings.items() if len(v) <= POSTING_LIMIT}
-        remaining = set(act_idx)
-        leftover: list[int] = []
-        for start in range(0, len(exp_idx), window):
-            chunk = exp_idx[start:start + window]
-            candidates = (_affinity_candidates(chunk, remaining, postings, expected, window, expected_keys)
-                          if remaining else [])
-            if not candidates:
-                leftover.extend(chunk)
-                continue
-            paired = set()
-            for e, a, matched in _solve_window(chunk, candidates, expected, actual, keys):
-                if matched > 0:
-                    result.append((e, a))
-                    paired.add(e)
-                    remaining.discard(a)
-            leftover.extend(e for e in chunk if e not in paired)
-        exp_idx = leftover
-        act_idx = sorted(remaining)
+        exp_idx, act_idx = _by_affinity(exp_idx, act_idx, expected, actual, window, keys, result)
     while exp_idx and act_idx:
         n, m = len(exp_idx), len(act_idx)
         if n <= window and m <= window:
