@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -87,7 +86,23 @@ def convention_from(name: str, a: dict[str, Any]) -> str | None:
     return None
 
 
-def _first_str(attributes: dict[str, Any], keys: Iterable[str]) -> str | None:
+_KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {keys: frozenset(keys) for keys in (TOOL_NAME_KEYS, CALL_ID_KEYS, ARGUMENT_KEYS, RESULT_KEYS,
+                                                PROVIDER_KEYS)}
+
+
+def _none_of(attributes: dict[str, Any], keys: tuple[str, ...]) -> bool:
+    """True when ``attributes`` holds none of ``keys``: one C-level test instead of a lookup per key.
+
+    Why: a tool span is asked for its first call id, provider, arguments and result key, 30
+    names in all, and most of them are absent from any one span.
+    """
+    found = _KEY_SETS.get(keys)
+    return attributes.keys().isdisjoint(found if found is not None else keys)
+
+
+def _first_str(attributes: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    if _none_of(attributes, keys):
+        return None
     for key in keys:
         value = attributes.get(key)
         if isinstance(value, str) and value.strip():
@@ -95,7 +110,9 @@ def _first_str(attributes: dict[str, Any], keys: Iterable[str]) -> str | None:
     return None
 
 
-def _first_key(attributes: dict[str, Any], keys: Iterable[str]) -> str | None:
+def _first_key(attributes: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    if _none_of(attributes, keys):
+        return None
     for key in keys:
         if attributes.get(key) is not None:
             return key
@@ -240,16 +257,20 @@ def _merge(outer: SpanCall, mcp: SpanCall) -> SpanCall:
     error = (a.error or b.error) if is_error else None
     durations = [d for d in (a.duration, b.duration) if d is not None]
     metadata = {**b.metadata, **a.metadata, "merged_mcp_span": b.metadata.get("span_id")}
-    call = attrs.evolve(
-        a, args=a.args if a.args is not None else b.args, id=a.id or b.id,
+    # attrs.evolve(a, ...) and attrs.evolve(outer, ...), spelled out: evolve looks up every
+    # field by name on each call (a test checks both classes still have exactly these fields)
+    call = ToolCall(
+        tool=a.tool, args=a.args if a.args is not None else b.args, id=a.id or b.id,
         result=a.result if a.result is not None else b.result,
         structured_result=a.structured_result if a.structured_result is not None else b.structured_result,
         is_error=is_error, error=error, duration=max(durations) if durations else None,
-        provider=a.provider or b.provider, metadata=metadata,
+        denied=a.denied, denied_reason=a.denied_reason, provider=a.provider or b.provider, index=a.index,
+        metadata=metadata,
     )
     starts = [s for s in (outer.start_ns, mcp.start_ns) if s is not None]
-    return attrs.evolve(outer, call=call, start_ns=min(starts) if starts else None,
-                        order=min(outer.order, mcp.order))
+    return SpanCall(call=call, convention=outer.convention, start_ns=min(starts) if starts else None,
+                    order=min(outer.order, mcp.order), trace_id=outer.trace_id, span_id=outer.span_id,
+                    parent_id=outer.parent_id)
 
 
 def merge_and_order(found: list[SpanCall]) -> list[ToolCall]:
