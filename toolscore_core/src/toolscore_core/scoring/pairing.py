@@ -123,13 +123,18 @@ def credit(expected: ExpectedCall, actual: ToolCall) -> Credit:
     """How much of ``expected``'s arguments ``actual`` satisfies (same tool assumed)."""
     exp = expected.args
     if exp is None:
-        return Credit(0, 0, 0)
+        return _credit_of(0, 0, 0)
     act = actual.args
     if act is None:
-        return Credit(0, len(exp) or 1, 0)
+        return _credit_of(0, len(exp) or 1, 0)
     if not exp:
-        return Credit(1 if not act else 0, 1, len(act) or 1)
-    return Credit(_matched_arguments(exp, act), len(exp), len(act) or 0)
+        return _credit_of(1 if not act else 0, 1, len(act) or 1)
+    return _credit_of(_matched_arguments(exp, act), len(exp), len(act) or 0)
+
+
+# Credits are frozen values, so one instance per (matched, expected, actual) units serves every
+# pair: a trace of 10k differing pairs built 10k of them, each through attrs' frozen __init__.
+_credit_of = functools.lru_cache(maxsize=4096)(Credit)
 
 
 def _matched_arguments(exp: Mapping[str, Any], act: Mapping[str, Any]) -> int:
@@ -576,7 +581,8 @@ def _solve_matrix(exp_idx: Sequence[int], act_idx: Sequence[int], inputs: _Windo
     else:
         row_ids, col_ids = linear_sum_assignment(cost)
         row_list, col_list = row_ids.tolist(), col_ids.tolist()
-    return [(exp_idx[r], act_idx[c], int(matched[r, c])) for r, c in zip(row_list, col_list, strict=True)]
+    units = matched[row_list, col_list].tolist()  # one gather, not a numpy scalar per pair
+    return [(exp_idx[r], act_idx[c], k) for r, c, k in zip(row_list, col_list, units, strict=True)]
 
 
 SCATTER_DISTINCT = True  # tests switch it off to compare with the outer comparison
@@ -635,7 +641,7 @@ def strict_minima(cost: Any) -> tuple[list[int], list[int]] | None:
     if int(np.bincount(best, minlength=side.shape[1]).max()) > 1:
         return None
     lowest = side[np.arange(side.shape[0]), best]
-    if int((side <= lowest[:, None]).sum(axis=1).max()) > 1:
+    if int(np.count_nonzero(side <= lowest[:, None], axis=1).max()) > 1:
         return None
     if n <= m:
         return list(range(n)), best.tolist()
@@ -677,7 +683,7 @@ def near_minima(cost: Any) -> tuple[list[int], list[int]] | None:
     rows = np.arange(n)
     best = cost.argmin(axis=1)
     lowest = cost[rows, best]
-    settled = ((cost <= lowest[:, None]).sum(axis=1) == 1) & (np.bincount(best, minlength=m)[best] == 1)
+    settled = (np.count_nonzero(cost <= lowest[:, None], axis=1) == 1) & (np.bincount(best, minlength=m)[best] == 1)
     rest = np.flatnonzero(~settled)
     if len(rest) == 0 or len(rest) > NEAR_LIMIT:
         return None
