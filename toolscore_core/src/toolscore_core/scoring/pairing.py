@@ -42,7 +42,14 @@ from typing import Any
 import attrs
 
 from toolscore_core.kernel.model import CallPair, ExpectedCall, LazyTuple, ToolCall, materialised
-from toolscore_core.scoring.matchers import _SCALARS, Matcher, canonical, has_matcher, matches
+from toolscore_core.scoring.matchers import (
+    _PLAIN_TYPES,
+    _SCALARS,
+    Matcher,
+    canonical,
+    has_matcher,
+    matches,
+)
 
 WINDOW = 256
 PREVIEW_CHARS = 80
@@ -1105,20 +1112,22 @@ def pair_calls(
     # The keys of the expected calls left unpaired, for the windows (None: no key); an exact
     # pair's key is not kept, so an ordinary trace holds a tenth of them, not all.
     expected_keys: list[Any] = [None] * len(expected)
+    plain = _PLAIN_TYPES.issuperset
     for i, exp in enumerate(expected):
         args = exp.args
-        if args is None or has_matcher(args):
+        # has_matcher's own first test, inline: a dict of plain scalars holds no matcher
+        if args is None or (not (type(args) is dict and plain(map(type, args.values()))) and has_matcher(args)):
             continue
         exp_key = canonical(args)
         key = (exp.tool, exp_key)
-        found = by_key.get(key)
+        found = by_key.pop(key, None)  # a call held alone is taken with its key; queues are put back
         if found is None:
             expected_keys[i] = exp_key
             continue
         if isinstance(found, int):
             j = found
-            del by_key[key]
         else:
+            by_key[key] = found
             queue = found[0] or found[1]
             if not queue:
                 expected_keys[i] = exp_key
@@ -1172,15 +1181,23 @@ def assemble_pairing(
     """
     credits: list[Credit | None] = [None] * len(expected)
     matched_units = expected_total = actual_total = 0
+    full: dict[int, Credit] = {}  # _full_credit's instances, without a cached call per pair
     for i, exp in enumerate(expected):
         partner = exp_to_act[i]
+        args = exp.args
         if partner is None:
-            expected_total += expected_units(exp)
+            expected_total += 0 if args is None else (len(args) or 1)  # expected_units(exp)
             continue
-        if exp.args is None:
+        if args is None:
             c = _NO_CREDIT
         elif i in exact:
-            c = _full_credit(len(exp.args) or 1)
+            units = len(args) or 1
+            c = full.get(units) or full.setdefault(units, _full_credit(units))
+            credits[i] = c
+            matched_units += units
+            expected_total += units
+            actual_total += units
+            continue
         else:
             c = credit(exp, actual[partner])
         credits[i] = c
