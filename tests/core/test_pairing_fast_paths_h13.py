@@ -201,3 +201,39 @@ def test_the_table_declines_blocks_it_cannot_code() -> None:
     assert pairing._CodeTable.build([0, 1, 2], [0, 1, 2], exp_keys, [*act_keys[:2], ("l", ())], actual) is None
     many = [ToolCall(tool="t", args={f"n{k}": 1}) for k in range(pairing.NAME_LIMIT + 1)]
     assert pairing._CodeTable.build([0], list(range(len(many))), exp_keys, _keys([], many)[1], many) is None
+
+
+def _tiny_matrix(rng: random.Random) -> Any:
+    """A small cost matrix with ties (values from a few), at the magnitudes of real windows."""
+    n, m = rng.randint(1, 8), rng.randint(1, 8)
+    levels = rng.choice([[0.0, 1.0], [0.0, 0.5, 1.0, 2.0], [-3e9, -3e9 + 0.25, 1e8, 1e8 + 1.0 / 3]])
+    return np.array([[rng.choice(levels) + rng.choice([0.0, 0.0, 1e-9, rng.random()]) for _ in range(m)]
+                     for _ in range(n)])
+
+
+def _outcome(solve: Any, cost: Any, budget: int | None) -> tuple[list[int], list[int]] | None:
+    """The rows and columns a solver gives, or None when it gives up (the step budget)."""
+    from toolscore_core.scoring import assignment
+
+    try:
+        rows, cols = solve(cost, budget)
+    except assignment._TooHard:
+        return None
+    return list(rows), list(cols)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tiny_blocks_on_lists_solve_as_the_numpy_solver(seed: int) -> None:
+    """The list solver gives the numpy solver's rows and columns, and gives up (the step budget) where it does."""
+    from toolscore_core.scoring import assignment
+
+    rng = random.Random(seed)
+    solved = 0
+    for _ in range(50):
+        cost = _tiny_matrix(rng)
+        side = cost if cost.shape[0] <= cost.shape[1] else cost.T
+        budget = rng.choice([None, 1, 2, 3, 8 * side.shape[0] + 16])
+        outcome = _outcome(assignment._solve, side, budget)
+        assert outcome == _outcome(assignment._solve_lists, side.tolist(), budget)
+        solved += outcome is not None
+    assert solved > 0

@@ -5,7 +5,8 @@ of at most a few hundred calls. ``scipy.optimize.linear_sum_assignment`` solves 
 importing ``scipy.optimize`` costs about a second of start-up on our machines, more than
 ``toolscore eval`` may spend on a 10,000-call trace in total. This is the classic
 shortest-augmenting-path Hungarian algorithm with potentials (O(n² m)), its inner loop
-vectorised over the columns: fast for the blocks ordinary traces produce. Blocks full of
+vectorised over the columns: fast for the blocks ordinary traces produce (tiny blocks, where
+numpy's call overhead dominates, run the very same steps on Python lists). Blocks full of
 near-ties (hundreds of calls of one tool, all a little different) exceed its step budget
 and go to scipy.
 """
@@ -61,7 +62,63 @@ def solve_small(cost: Any, *, max_steps_per_row: int | None = None) -> tuple[np.
         order = np.argsort(rows)
         return rows[order], cols[order]
     budget = None if max_steps_per_row is None else max_steps_per_row * n + 16
+    if n * m <= TINY_CELLS:
+        row_list, col_list = _solve_lists(matrix.tolist(), budget)
+        return np.array(row_list, dtype=np.int64), np.array(col_list, dtype=np.int64)
     return _solve(matrix, budget)
+
+
+#: Blocks of at most this many cells are solved on Python lists by :func:`_solve_lists`.
+TINY_CELLS = 64
+
+
+def _solve_lists(cost: list[list[float]], budget: int | None) -> tuple[list[int], list[int]]:
+    """:func:`_solve` step for step on Python floats, for tiny blocks (rows <= columns).
+
+    Why: the proved shortcut of the pairing re-solves a handful of rows against a handful
+    of columns per window, where each of ``_solve``'s numpy calls costs more than the
+    arithmetic it does. Every value is computed by the same IEEE operations in the same
+    order (numpy's float64 are Python's floats), ``argmin`` is the first smallest index,
+    and the step budget is counted alike, so the answer (and ``_TooHard``) is the same."""
+    inf = float("inf")
+    n, m = len(cost), len(cost[0])
+    steps = 0
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    owner = [0] * (m + 1)
+    way = [0] * (m + 1)
+    for row in range(1, n + 1):
+        owner[0] = row
+        col0 = 0
+        min_reduced = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            steps = _step(steps, budget)
+            used[col0] = True
+            row0 = owner[col0]
+            line, u_row = cost[row0 - 1], u[row0]
+            col1, delta = 0, inf
+            for j in range(1, m + 1):
+                if used[j]:
+                    continue
+                reduced = line[j - 1] - u_row - v[j]
+                if reduced < min_reduced[j]:
+                    min_reduced[j] = reduced
+                    way[j] = col0
+                if min_reduced[j] < delta or col1 == 0:
+                    col1, delta = j, min_reduced[j]
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                elif j:
+                    min_reduced[j] -= delta
+            col0 = col1
+            if owner[col0] == 0:
+                break
+        _flip(owner, way, col0)
+    pairs = sorted((owner[j] - 1, j - 1) for j in range(1, m + 1) if owner[j])
+    return [r for r, _ in pairs], [c for _, c in pairs]
 
 
 def _solve(cost: np.ndarray, budget: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -78,9 +135,7 @@ def _solve(cost: np.ndarray, budget: int | None) -> tuple[np.ndarray, np.ndarray
         min_reduced = np.full(m + 1, np.inf)
         used = np.zeros(m + 1, dtype=bool)
         while True:
-            steps += 1
-            if budget is not None and steps > budget:
-                raise _TooHard
+            steps = _step(steps, budget)
             used[col0] = True
             row0 = owner[col0]
             free = ~used
@@ -98,11 +153,24 @@ def _solve(cost: np.ndarray, budget: int | None) -> tuple[np.ndarray, np.ndarray
             col0 = col1
             if owner[col0] == 0:
                 break
-        while col0:  # flip the augmenting path back to the start
-            col1 = way[col0]
-            owner[col0] = owner[col1]
-            col0 = col1
+        _flip(owner, way, col0)
     assigned = np.nonzero(owner[1:])[0]
     rows = owner[1:][assigned] - 1
     order = np.argsort(rows)
     return rows[order].astype(np.int64), assigned[order].astype(np.int64)
+
+
+def _flip(owner: Any, way: Any, col0: int) -> None:
+    """Flip the augmenting path ending at column ``col0`` back to its start (arrays or lists alike)."""
+    while col0:
+        col1 = way[col0]
+        owner[col0] = owner[col1]
+        col0 = col1
+
+
+def _step(steps: int, budget: int | None) -> int:
+    """One more augmenting step, or ``_TooHard`` past the budget."""
+    steps += 1
+    if budget is not None and steps > budget:
+        raise _TooHard
+    return steps
