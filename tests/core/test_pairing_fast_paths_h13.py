@@ -237,3 +237,28 @@ def test_tiny_blocks_on_lists_solve_as_the_numpy_solver(seed: int) -> None:
         assert outcome == _outcome(assignment._solve_lists, side.tolist(), budget)
         solved += outcome is not None
     assert solved > 0
+
+
+def _most_matched_reference(pairs: list[tuple[str, Any]], index: dict[str, dict[Any, set[int]]]) -> Any:
+    """The rule written out: the most arguments any column matches (all, or all but one), and those columns."""
+    postings = [index.get(key, {}).get(value, set()) for key, value in pairs]
+    columns = set().union(*postings)
+    counts = {col: sum(col in p for p in postings) for col in columns}
+    best = max(counts.values(), default=0)
+    if best < len(postings) - 1 or best == 0:
+        return None
+    return best, {col for col, c in counts.items() if c == best}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_most_matched_is_the_rule(seed: int) -> None:
+    """Rows with values nobody holds (one, two, none): the columns matching the most arguments, as counted."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        index: dict[str, dict[Any, set[int]]] = {}
+        for name in "abcd":
+            for value in range(4):
+                if rng.random() < 0.7:
+                    index.setdefault(name, {})[value] = set(rng.sample(range(12), rng.randint(1, 6)))
+        pairs = [(name, rng.randrange(5)) for name in rng.sample("abcde", rng.randint(1, 5))]
+        assert pairing._most_matched(pairs, index, set()) == _most_matched_reference(pairs, index)

@@ -896,9 +896,15 @@ def _most_matched(canonical_args: Iterable[tuple[str, Any]], index: dict[str, di
         return len(postings), every
     if len(postings) < 2:
         return None
-    but_one: set[int] = set()
-    for skip in range(len(postings)):
-        but_one |= set.intersection(*(p for k, p in enumerate(postings) if k != skip))
+    empty = [k for k, p in enumerate(postings) if not p]
+    if len(empty) == 1:  # every other skip keeps the empty posting: only skipping it can find columns
+        but_one = set.intersection(*(p for k, p in enumerate(postings) if k != empty[0]))
+    elif empty:  # two values nobody holds: every column misses two arguments
+        return None
+    else:
+        but_one = set()
+        for skip in range(len(postings)):
+            but_one |= set.intersection(*(p for k, p in enumerate(postings) if k != skip))
     return (len(postings) - 1, but_one) if but_one else None
 
 
