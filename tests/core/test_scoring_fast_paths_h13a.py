@@ -7,10 +7,14 @@ hand-picked inputs and compares the answers, so a fast path that drifts fails he
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from toolscore_core.kernel.model import ToolCall
 from toolscore_core.scoring import secrets
+from toolscore_core.scoring.behaviour import efficiency
+from toolscore_core.scoring.matchers import canonical
 from toolscore_core.scoring.secrets import find_secrets
 
 
@@ -103,3 +107,49 @@ def test_calls_to_scan_sees_one_anchor_in_a_key_or_a_value_of_a_clean_batch() ->
 def test_searched_anchors_find_what_every_anchor_finds() -> None:
     for anchor in secrets._ANCHORS:
         assert any(searched in anchor for searched in secrets._SEARCHED), anchor
+
+
+def _call(rng: random.Random) -> ToolCall:
+    """A call with any outcome: failed, denied, unknown, with metadata, a duration or none."""
+    outcome = rng.choice([True, False, None, None, False, False])
+    metadata = rng.choice([{}, {}, {}, {"cost": 1}, {"arguments_error": "not valid JSON", "raw_arguments": "{"}])
+    return ToolCall(tool=rng.choice(["a", "b", "c"]), args=rng.choice([{"q": 1}, {"q": 2}, {}, None, {"q": [1]}]),
+                    is_error=outcome, error="boom" if outcome else None, denied=rng.random() < 0.05,
+                    duration=rng.choice([None, 0.5, 2]), metadata=metadata)
+
+
+def _efficiency_reference(calls: list[ToolCall]) -> dict[str, Any]:
+    """The figures of ``efficiency`` from their definitions, one call at a time."""
+    keys = [(c.tool, canonical(c.args)) for c in calls]
+    failed = [i for i, c in enumerate(calls) if c.is_error is True]
+    retries = []
+    for i in range(len(calls)):
+        before = [j for j in range(i) if calls[j].tool == calls[i].tool]
+        if before and calls[before[-1]].is_error is True and keys[before[-1]] == keys[i]:
+            retries.append(i)
+    durations = [c.duration for c in calls if c.duration is not None]
+    return {
+        "total_calls": len(calls), "error_count": len(failed),
+        "denied_count": sum(1 for c in calls if c.denied),
+        "unknown_outcome_count": sum(1 for c in calls if c.is_error is None and not c.denied),
+        "retry_after_error_count": len(retries),
+        "identical_call_count": sum(1 for i, k in enumerate(keys) if k in keys[:i]),
+        "total_duration": sum(durations) if durations else None,
+        "failed_calls": failed[:50], "blind_retries": retries[:50],
+        "invalid_arguments_count": sum(1 for c in calls if c.metadata and "arguments_error" in c.metadata),
+        "loops": sorted(n for n in Counter(keys).values() if n >= 3),
+    }
+
+
+def test_efficiency_gives_the_figures_of_their_definitions() -> None:
+    rng = random.Random(1302)
+    for _ in range(300):
+        calls = [_call(rng) for _ in range(rng.randrange(0, 40))]
+        if rng.random() < 0.3:  # mostly clean runs too, where the shortcuts skip work
+            calls = [ToolCall(tool=f"t{i % 3}", args={"q": i}, is_error=False) for i in range(30)] + calls[:2]
+        keys = [(c.tool, canonical(c.args)) for c in calls]
+        figures, findings = efficiency(calls, keys)
+        want = _efficiency_reference(calls)
+        got = {name: figures[name] for name in want if name != "loops"}
+        got["loops"] = sorted(f.details["count"] for f in findings if f.code == "loop")
+        assert got == want

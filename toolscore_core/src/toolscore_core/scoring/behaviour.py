@@ -9,8 +9,11 @@ Every value that reaches a message or a record is redacted and shortened first.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter, is_, is_not
 from typing import Any
 
 # MAX_ITEMS, MAX_STRING and bounded live in the kernel's JSON-safe conversion; they are
@@ -33,6 +36,29 @@ def call_key(call: ToolCall) -> Any:
     return (call.tool, canonical(call.args))
 
 
+_IS_ERROR = attrgetter("is_error")
+_DENIED = attrgetter("denied")
+_DURATION = attrgetter("duration")
+_METADATA = attrgetter("metadata")
+_KNOWN = functools.partial(is_not, None)  # _KNOWN(d) is ``None is not d``
+
+
+def _blind_retries(calls: Sequence[ToolCall], keys: Sequence[Any], repeats: Counter[Any]) -> list[int]:
+    """Calls whose previous call of the same tool failed and which repeat it unchanged.
+
+    :func:`efficiency` asks only when some failed call's key occurs more than once
+    (``repeats``): a retry repeats its failed call's key, so otherwise there is none, and
+    a clean 10k-call trace does not walk its calls once more to learn it."""
+    last_by_tool: dict[str, int] = {}
+    retries: list[int] = []
+    for i, call in enumerate(calls):
+        prev = last_by_tool.get(call.tool)
+        if prev is not None and calls[prev].is_error is True and keys[prev] == keys[i]:
+            retries.append(i)
+        last_by_tool[call.tool] = i
+    return retries
+
+
 def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str, Any], list[Finding]]:
     """Failed calls, blind retries and loops.
 
@@ -44,23 +70,21 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
       same arguments); a call made 3 or more times gets a ``loop`` finding.
     """
     total = len(calls)
-    failed = [i for i, c in enumerate(calls) if c.is_error is True]
-    denied = [i for i, c in enumerate(calls) if c.denied]
-    unknown = sum(1 for c in calls if c.is_error is None and not c.denied)
-    # A blind retry: the previous call of the same tool failed, and this one repeats it unchanged.
-    last_by_tool: dict[str, int] = {}
-    retries: list[int] = []
-    for i, call in enumerate(calls):
-        prev = last_by_tool.get(call.tool)
-        if prev is not None and calls[prev].is_error is True and keys[prev] == keys[i]:
-            retries.append(i)
-        last_by_tool[call.tool] = i
+    outcomes = list(map(_IS_ERROR, calls))
+    failed = [i for i, e in enumerate(outcomes) if e is True] if True in outcomes else []
+    denied = [i for i, c in enumerate(calls) if c.denied] if any(map(_DENIED, calls)) else []
+    if denied:
+        unknown = sum(1 for c in calls if c.is_error is None and not c.denied)
+    else:
+        unknown = sum(map(is_, outcomes, repeat(None)))
     repeats = Counter(keys)
-    identical = sum(n - 1 for n in repeats.values())
-    durations = [c.duration for c in calls if c.duration is not None]
+    retries = _blind_retries(calls, keys, repeats) if failed and any(repeats[keys[i]] > 1 for i in failed) else []
+    identical = len(keys) - len(repeats)  # the sum of n - 1 over the counts n
+    durations = list(filter(_KNOWN, map(_DURATION, calls)))
     # Arguments the model wrote that are not a JSON object (an answer cut off by max_tokens,
     # or malformed): the adapter kept the call with unknown arguments and the raw text.
-    invalid = [i for i, c in enumerate(calls) if c.metadata and "arguments_error" in c.metadata]
+    invalid = ([i for i, c in enumerate(calls) if c.metadata and "arguments_error" in c.metadata]
+               if any(map(_METADATA, calls)) else [])
     figures: dict[str, Any] = {
         "total_calls": total,
         "error_count": len(failed),
@@ -106,7 +130,8 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
             fix=f"After `{calls[retries[0]].tool}` fails, change the arguments or the approach before calling it again",
             details={"category": "behavior", "calls": retries[:MAX_ITEMS]},
         ))
-    loops = [(key, n) for key, n in repeats.items() if n >= 3]
+    # a count of 3 needs 2 repeats; the common case, no repeat at all, skips the walk
+    loops = [(key, n) for key, n in repeats.items() if n >= 3] if identical >= 2 else []
     for key, n in sorted(loops, key=lambda kn: -kn[1])[:10]:
         first_index = keys.index(key)
         tool = calls[first_index].tool
