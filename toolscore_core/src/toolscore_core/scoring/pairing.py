@@ -19,7 +19,9 @@ How it stays fast and bounded (10k calls of one tool in well under a second):
    solved against the actual calls that share its most distinctive argument values (an
    inverted index), keeping pairs that match something, and what is left is paired in
    trace order, window by window, until one side is used up (see ``_assign_block``).
-   Memory stays O(WINDOW^2) and time O(n * WINDOW). The same algorithm runs at every size,
+   Memory stays O(WINDOW^2) and time O(n * WINDOW). Once numpy is loaded, a long block's
+   (name, canonical value) pairs are coded to integers once (``_CodeTable``), and its windows
+   and index read the codes instead of hashing the values again. The same algorithm runs at every size,
    and blocks never mix tools, so the same content gets the same pairing whatever
    surrounds it in other tools or in exact matches.
 
