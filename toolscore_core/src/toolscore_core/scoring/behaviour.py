@@ -9,11 +9,10 @@ Every value that reaches a message or a record is redacted and shortened first.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Sequence
 from itertools import repeat
-from operator import attrgetter, is_, is_not
+from operator import is_
 from typing import Any
 
 # MAX_ITEMS, MAX_STRING and bounded live in the kernel's JSON-safe conversion; they are
@@ -34,13 +33,6 @@ def _tool_counts(calls: Sequence[ToolCall], indexes: Sequence[int]) -> str:
 def call_key(call: ToolCall) -> Any:
     """Hashable identity of a call's content (tool and arguments)."""
     return (call.tool, canonical(call.args))
-
-
-_IS_ERROR = attrgetter("is_error")
-_DENIED = attrgetter("denied")
-_DURATION = attrgetter("duration")
-_METADATA = attrgetter("metadata")
-_KNOWN = functools.partial(is_not, None)  # _KNOWN(d) is ``None is not d``
 
 
 def _blind_retries(calls: Sequence[ToolCall], keys: Sequence[Any], repeats: Counter[Any]) -> list[int]:
@@ -70,9 +62,9 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
       same arguments); a call made 3 or more times gets a ``loop`` finding.
     """
     total = len(calls)
-    outcomes = list(map(_IS_ERROR, calls))
+    outcomes = [c.is_error for c in calls]  # a comprehension reads a slot faster than attrgetter
     failed = [i for i, e in enumerate(outcomes) if e is True] if True in outcomes else []
-    denied = [i for i, c in enumerate(calls) if c.denied] if any(map(_DENIED, calls)) else []
+    denied = [i for i, c in enumerate(calls) if c.denied] if any([c.denied for c in calls]) else []
     if denied:
         unknown = sum(1 for c in calls if c.is_error is None and not c.denied)
     else:
@@ -80,11 +72,11 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
     repeats = Counter(keys)
     retries = _blind_retries(calls, keys, repeats) if failed and any(repeats[keys[i]] > 1 for i in failed) else []
     identical = len(keys) - len(repeats)  # the sum of n - 1 over the counts n
-    durations = list(filter(_KNOWN, map(_DURATION, calls)))
+    durations = [c.duration for c in calls if c.duration is not None]
     # Arguments the model wrote that are not a JSON object (an answer cut off by max_tokens,
     # or malformed): the adapter kept the call with unknown arguments and the raw text.
     invalid = ([i for i, c in enumerate(calls) if c.metadata and "arguments_error" in c.metadata]
-               if any(map(_METADATA, calls)) else [])
+               if any([c.metadata for c in calls]) else [])
     figures: dict[str, Any] = {
         "total_calls": total,
         "error_count": len(failed),
