@@ -33,7 +33,8 @@ do not know, is replaced by ``…`` alone. The MCP recorder and every report use
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 from itertools import chain
 from typing import Any, overload
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
@@ -55,35 +56,61 @@ _VENDOR: tuple[tuple[str, str, str, str | None], ...] = (
     *(("stripe_key", prefix, r"[A-Za-z0-9]{16}", r"[A-Za-z0-9]*")
       for prefix in ("sk_live_", "rk_live_", "sk_test_", "rk_test_")),
 )
-_VENDOR_COMPILED = tuple(
-    (kind, re.compile(re.escape(anchor) + body), re.compile(run) if run else None) for kind, anchor, body, run in _VENDOR
-)
-# Header, then the block runs to its END line, or to the end of the text when there is none
-# (a cut-off key is still a key): no length limit, so a 30,000-character body is hidden whole.
-_PEM_HEADER = re.compile(r"-----BEGIN (?:(?!PGP )[A-Z0-9]{1,20} ){0,8}PRIVATE KEY-----")
-_PEM_END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,8}PRIVATE KEY-----")
-_PGP_HEADER = re.compile(r"-----BEGIN PGP PRIVATE KEY BLOCK-----")
-_PGP_END = re.compile(r"-----END PGP PRIVATE KEY BLOCK-----")
-# Where a JWT may start: "eyJ" (base64 of '{"') and the first part of its header, read up to
-# 64 characters so the scan learns where a short first part ends without reading a long run.
-_JWT_START = re.compile(r"eyJ[A-Za-z0-9_\-]{5,64}+")
-_JWT_RUN = re.compile(r"[A-Za-z0-9_\-]*")
-# header.payload.signature (and the two more parts of an encrypted token); the signature of
-# an unsigned ("alg": "none") token is empty but the claims are still a bearer credential.
-_JWT = re.compile(r"eyJ[A-Za-z0-9_\-]{5,}+\.[A-Za-z0-9_\-]{2,}+\.[A-Za-z0-9_\-]*+(?:\.[A-Za-z0-9_\-]++){0,2}")
-# The password of scheme://user:password@host (user may be empty, as in redis://:pw@host).
-_URL_PASSWORD = re.compile(r"://[^\s/?#@:\"'<>\\`]{0,256}:(?P<secret>[^\s/?#@\"'<>\\`]{1,256})@(?=[\w\[])")
-# Searched in ASCII-lowercased text (same length, so positions carry over). Short ambiguous
-# names (key, sig, auth...) count only as query parameters; names that say "secret" count
-# anywhere (``GITHUB_TOKEN=…``, ``--api-key=…``, ``password=…`` in a log line).
-_VALUE_AT = re.compile(r"[^\s&#\"'<>\\;,)\]}`]+")
-_NAME_BACKWARDS = re.compile(
-    "(?<=[^\\s&#\"'<>\\\\;,)\\]}`])="  # a value follows the "=" (it comes before it here)
-    "(?:(?:yek|gis|erutangis|htua|dwp|ssap)[?&]"
-    "|nekot|terces|drowssap|dwssap|s?laitnederc|erutangis[_\\-]"
-    "|yek[_\\-]?(?:ipa|ssecca|terces|etavirp|tneilc|retsam|gningis|noitpircsbus|tnuocca))"
-)
-_BEARER = re.compile(r"bearer (?P<secret>[a-z0-9._~+/\-]{16,}=*)")
+
+
+# Every regex is compiled on first use, by a cached function per group: compiling them all
+# was most of this module's import time, paid by every `toolscore eval` even on a trace
+# whose strings hold no anchor (then calls_to_scan rules every call out and none is used).
+# Their old module-level names still resolve, through the module's __getattr__.
+_Pattern = re.Pattern[str]
+
+
+@cache
+def _vendor_compiled() -> tuple[tuple[str, _Pattern, _Pattern | None], ...]:
+    return tuple((kind, re.compile(re.escape(anchor) + body), re.compile(run) if run else None)
+                 for kind, anchor, body, run in _VENDOR)
+
+
+@cache
+def _blocks() -> tuple[_Pattern, _Pattern, _Pattern, _Pattern]:
+    """PEM header and END line, PGP header and END line."""
+    # Header, then the block runs to its END line, or to the end of the text when there is none
+    # (a cut-off key is still a key): no length limit, so a 30,000-character body is hidden whole.
+    return (re.compile(r"-----BEGIN (?:(?!PGP )[A-Z0-9]{1,20} ){0,8}PRIVATE KEY-----"),
+            re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,8}PRIVATE KEY-----"),
+            re.compile(r"-----BEGIN PGP PRIVATE KEY BLOCK-----"),
+            re.compile(r"-----END PGP PRIVATE KEY BLOCK-----"))
+
+
+@cache
+def _jwt() -> tuple[_Pattern, _Pattern, _Pattern]:
+    """Where a JWT may start, the rest of its first part, and a whole JWT."""
+    # Where a JWT may start: "eyJ" (base64 of '{"') and the first part of its header, read up to
+    # 64 characters so the scan learns where a short first part ends without reading a long run.
+    # The whole token is header.payload.signature (and the two more parts of an encrypted token);
+    # the signature of an unsigned ("alg": "none") token is empty but the claims are still a
+    # bearer credential.
+    return (re.compile(r"eyJ[A-Za-z0-9_\-]{5,64}+"),
+            re.compile(r"[A-Za-z0-9_\-]*"),
+            re.compile(r"eyJ[A-Za-z0-9_\-]{5,}+\.[A-Za-z0-9_\-]{2,}+\.[A-Za-z0-9_\-]*+(?:\.[A-Za-z0-9_\-]++){0,2}"))
+
+
+@cache
+def _placed() -> tuple[_Pattern, _Pattern, _Pattern, _Pattern]:
+    """URL password, a value after "=", a secret name read backwards, a bearer token."""
+    # The password of scheme://user:password@host (user may be empty, as in redis://:pw@host).
+    # Names are searched in ASCII-lowercased text (same length, so positions carry over). Short
+    # ambiguous names (key, sig, auth...) count only as query parameters; names that say
+    # "secret" count anywhere (``GITHUB_TOKEN=…``, ``--api-key=…``, ``password=…`` in a log line).
+    return (re.compile(r"://[^\s/?#@:\"'<>\\`]{0,256}:(?P<secret>[^\s/?#@\"'<>\\`]{1,256})@(?=[\w\[])"),
+            re.compile(r"[^\s&#\"'<>\\;,)\]}`]+"),
+            re.compile(
+                "(?<=[^\\s&#\"'<>\\\\;,)\\]}`])="  # a value follows the "=" (it comes before it here)
+                "(?:(?:yek|gis|erutangis|htua|dwp|ssap)[?&]"
+                "|nekot|terces|drowssap|dwssap|s?laitnederc|erutangis[_\\-]"
+                "|yek[_\\-]?(?:ipa|ssecca|terces|etavirp|tneilc|retsam|gningis|noitpircsbus|tnuocca))"),
+            re.compile(r"bearer (?P<secret>[a-z0-9._~+/\-]{16,}=*)"))
+
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 #: Kinds whose format we do not know: the preview shows nothing of them.
@@ -127,7 +154,9 @@ def _shown(kind: str, secret: str) -> str:
     return "…" if kind in _OPAQUE_KINDS else preview(secret)
 
 
-_MIXED = (re.compile("[0-9]"), re.compile("[A-Z]"), re.compile("[a-z]"))
+@cache
+def _mixed() -> tuple[_Pattern, _Pattern, _Pattern]:
+    return re.compile("[0-9]"), re.compile("[A-Z]"), re.compile("[a-z]")
 
 
 def _plausible(kind: str, text: str) -> bool:
@@ -137,7 +166,7 @@ def _plausible(kind: str, text: str) -> bool:
     a rejected run whole (an ``sk-`` inside it is a suffix of it)."""
     if kind != "openai_api_key":
         return True
-    return all(pattern.search(text, 3) is not None for pattern in _MIXED)
+    return all(pattern.search(text, 3) is not None for pattern in _mixed())
 
 
 def _starts_token(text: str, index: int) -> bool:
@@ -159,7 +188,7 @@ def _starts_token(text: str, index: int) -> bool:
 
 
 def _vendor_hits(text: str) -> Iterator[tuple[str, int, int]]:
-    for kind, find, run in _VENDOR_COMPILED:
+    for kind, find, run in _vendor_compiled():
         pos = 0
         while (match := find.search(text, pos)) is not None:
             start = match.start()
@@ -175,13 +204,14 @@ def _vendor_hits(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 def _jwt_hits(text: str) -> Iterator[tuple[str, int, int]]:
+    jwt_start, jwt_run, jwt = _jwt()
     pos = 0
-    while (match := _JWT_START.search(text, pos)) is not None:
+    while (match := jwt_start.search(text, pos)) is not None:
         start, end = match.span()
-        if end - start == 67 and (rest := _JWT_RUN.match(text, end)) is not None:
+        if end - start == 67 and (rest := jwt_run.match(text, end)) is not None:
             end = rest.end()  # a long first part: find where it ends once
         if end < len(text) and text[end] == "." and _starts_token(text, start):
-            whole = _JWT.match(text, start)
+            whole = jwt.match(text, start)
             if whole is not None:
                 yield "jwt", start, whole.end()
                 pos = whole.end()
@@ -193,8 +223,9 @@ def _jwt_hits(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 def _block_hits(text: str) -> Iterator[tuple[str, int, int]]:
-    for kind, header, footer in (("pem_private_key", _PEM_HEADER, _PEM_END),
-                                 ("pgp_private_key", _PGP_HEADER, _PGP_END)):
+    pem_header, pem_end, pgp_header, pgp_end = _blocks()
+    for kind, header, footer in (("pem_private_key", pem_header, pem_end),
+                                 ("pgp_private_key", pgp_header, pgp_end)):
         pos = 0
         while (match := header.search(text, pos)) is not None:
             end_line = footer.search(text, match.end())
@@ -205,8 +236,9 @@ def _block_hits(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _placed_hits(text: str) -> Iterator[tuple[str, int, int]]:
     """Secrets known by their place: URL passwords, secret-named values, bearer tokens."""
+    url_password, value_at, name_backwards, bearer_token = _placed()
     if "://" in text:
-        for match in _URL_PASSWORD.finditer(text):
+        for match in url_password.finditer(text):
             yield "url_password", match.start("secret"), match.end("secret")
     named = "=" in text
     bearer = "earer " in text or "EARER " in text
@@ -214,16 +246,16 @@ def _placed_hits(text: str) -> Iterator[tuple[str, int, int]]:
         return
     lowered = text.translate(_LOWER)
     if bearer:
-        for match in _BEARER.finditer(lowered):
+        for match in bearer_token.finditer(lowered):
             yield "bearer_token", match.start("secret"), match.end("secret")
     if named:
         # Read backwards, so the search starts at a literal "=" (fast) instead of trying a
         # dozen names at every character; the value is then read forwards from the "=".
         backwards = lowered[::-1]
         size = len(text)
-        for match in _NAME_BACKWARDS.finditer(backwards):
+        for match in name_backwards.finditer(backwards):
             equals = size - 1 - match.start()
-            value = _VALUE_AT.match(text, equals + 1)
+            value = value_at.match(text, equals + 1)
             if value is not None:
                 end = value.end()
                 while end > equals + 2 and text[end - 1] in ".:!?":
@@ -234,9 +266,13 @@ def _placed_hits(text: str) -> Iterator[tuple[str, int, int]]:
 # Shorter than anything we detect ("?key=x" is six characters): nothing to find.
 _MIN_LENGTH = 6
 # Short strings (most argument values) are ruled out by one regex pass over the anchors.
-_QUICK = re.compile("|".join(
-    [re.escape(anchor) for _, anchor, _, _ in _VENDOR] + [re.escape(a) for a in ("eyJ", "-----BEGIN ", "://", "=")]
-    + ["(?i:bearer )"]))
+@cache
+def _quick() -> _Pattern:
+    return re.compile("|".join(
+        [re.escape(anchor) for _, anchor, _, _ in _VENDOR] + [re.escape(a) for a in ("eyJ", "-----BEGIN ", "://", "=")]
+        + ["(?i:bearer )"]))
+
+
 _QUICK_LIMIT = 4096
 
 
@@ -329,7 +365,7 @@ def scan_text(text: str) -> list[tuple[str, int, int]]:
     Overlapping hits (a GitHub token that is also a URL password) are merged into one span
     covering both, named by the kind that comes first in :data:`KINDS`.
     """
-    if len(text) < _MIN_LENGTH or (len(text) <= _QUICK_LIMIT and _QUICK.search(text) is None):
+    if len(text) < _MIN_LENGTH or (len(text) <= _QUICK_LIMIT and _quick().search(text) is None):
         return []
     spans = sorted((start, end, _PRIORITY[kind]) for kind, start, end in
                    (*_block_hits(text), *_vendor_hits(text), *_jwt_hits(text), *_placed_hits(text)) if end > start)
@@ -423,14 +459,18 @@ def redact_text(text: str) -> str:
 
 # A flag whose value is a credential: --token, --api-key, --password, --secret, --key,
 # --auth-token, --client-secret, -token (Go style)... The value is hidden whatever it looks like.
-_SECRET_FLAG = re.compile(
-    r"--?(?:[A-Za-z0-9]+[-_])*(?:token|secret|password|passwd|pass|pwd|credentials?|auth|apikey|api[-_]key|key)",
-    re.IGNORECASE,
-)
-# The same flags inside one string: a shell command line, or a server's stderr quoting its
-# argv as a list (``'--token', 'X'`` in Python's repr, ``"--token", "X"`` in JSON).
-_SECRET_FLAG_IN_TEXT = re.compile(
-    r"(?<![\w-])(" + _SECRET_FLAG.pattern + r")(=|[ \t]+|['\"],[ \t]*['\"])(?!-)([^\s\"'`,\]]+)", re.IGNORECASE)
+_SECRET_FLAG_SOURCE = (
+    r"--?(?:[A-Za-z0-9]+[-_])*(?:token|secret|password|passwd|pass|pwd|credentials?|auth|apikey|api[-_]key|key)")
+
+
+@cache
+def _flags() -> tuple[_Pattern, _Pattern]:
+    """A secret flag as an argv item, and the same flags inside one string."""
+    # Inside one string: a shell command line, or a server's stderr quoting its argv as a
+    # list (``'--token', 'X'`` in Python's repr, ``"--token", "X"`` in JSON).
+    return (re.compile(_SECRET_FLAG_SOURCE, re.IGNORECASE),
+            re.compile(r"(?<![\w-])(" + _SECRET_FLAG_SOURCE + r")(=|[ \t]+|['\"],[ \t]*['\"])(?!-)([^\s\"'`,\]]+)",
+                       re.IGNORECASE))
 
 
 def _hide_value(value: str) -> str:
@@ -457,9 +497,10 @@ def redact_command(command: str | list[str] | tuple[str, ...]) -> str | list[str
     length (the command stays readable and runnable in shape); a string gives a string.
     """
     if isinstance(command, str):
-        return redact_text(_SECRET_FLAG_IN_TEXT.sub(
+        return redact_text(_flags()[1].sub(
             lambda m: f"{m.group(1)}{m.group(2)}{_hide_value(m.group(3))}", command))
     argv = [str(part) for part in command]
+    secret_flag = _flags()[0]
     cleaned: list[str] = []
     hide_next = False
     for argument in argv:
@@ -469,7 +510,7 @@ def redact_command(command: str | list[str] | tuple[str, ...]) -> str | list[str
             continue
         hide_next = False
         name, equals, value = argument.partition("=")
-        if _SECRET_FLAG.fullmatch(name):
+        if secret_flag.fullmatch(name):
             if equals:
                 cleaned.append(f"{name}={_hide_value(value)}" if value else argument)
             else:
@@ -555,6 +596,25 @@ def redact(value: Any) -> Any:
 def contains_secret(value: Any) -> bool:
     """True when any string inside ``value`` holds a credential."""
     return any(scan_text(text) for _, text in _walk(value, ""))
+
+
+# The module-level names the patterns had before they were compiled lazily, with the group
+# (and place in it) that now holds each: tests and plugins may still read them.
+_LAZY: dict[str, tuple[Callable[[], Any], int | None]] = {
+    "_VENDOR_COMPILED": (_vendor_compiled, None), "_MIXED": (_mixed, None), "_QUICK": (_quick, None),
+    **{name: (_blocks, k) for k, name in enumerate(("_PEM_HEADER", "_PEM_END", "_PGP_HEADER", "_PGP_END"))},
+    **{name: (_jwt, k) for k, name in enumerate(("_JWT_START", "_JWT_RUN", "_JWT"))},
+    **{name: (_placed, k) for k, name in enumerate(("_URL_PASSWORD", "_VALUE_AT", "_NAME_BACKWARDS", "_BEARER"))},
+    **{name: (_flags, k) for k, name in enumerate(("_SECRET_FLAG", "_SECRET_FLAG_IN_TEXT"))},
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Compile and return a pattern under its old module-level name (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    group, index = _LAZY[name]
+    return group() if index is None else group()[index]
 
 
 __all__ = ["KINDS", "SecretHit", "contains_secret", "find_secrets", "preview", "redact", "redact_command", "redact_head",
