@@ -39,6 +39,7 @@ import functools
 import sys
 from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -235,6 +236,10 @@ class _Keys:
                                            self.expected, self.actual, actual)
         return self._table if isinstance(self._table, _CodeTable) else None
 
+    def built(self) -> _CodeTable | None:
+        """The table if it was built (never builds it)."""
+        return self._table if isinstance(self._table, _CodeTable) else None
+
     def coded(self, exp_idx: Sequence[int], act_idx: Sequence[int], actual: Sequence[ToolCall]) -> _WindowInputs | None:
         """A window's arrays from the block's table; None: the window has a row the table does
         not cover (or there is no table), and is read call by call."""
@@ -295,8 +300,8 @@ class _CodeTable:
     call's precision units are its key's pair count (names are unique in a dict).
     """
 
-    __slots__ = ("act_block", "act_codes", "counts", "exp_bare", "exp_block", "exp_codes", "failed", "holder",
-                 "owners", "plain", "starts", "units", "units_for_empty")
+    __slots__ = ("act_block", "act_codes", "counts", "exact_counts", "exp_bare", "exp_block", "exp_codes", "failed",
+                 "holder", "owners", "plain", "starts", "units", "units_for_empty")
     act_block: Any  # the block's actual calls (ascending indexes), then per position of them:
     act_codes: Any  # (calls, names) codes, -2 where a call lacks the name
     units: Any  # precision units, and those against an expectation of no arguments
@@ -310,6 +315,7 @@ class _CodeTable:
     holder: Any  # per code held by one call: its position (else -1)
     owners: Any  # the holders of each code, code after code (from starts[code] to starts[code + 1])
     starts: Any
+    exact_counts: bool  # the actual calls' values are plain scalars, no NaN (see _plain_values)
 
     @classmethod
     def build(cls, exp_block: Sequence[int], act_block: Sequence[int], expected_keys: Sequence[Any],
@@ -336,6 +342,7 @@ class _CodeTable:
         table.act_codes = _scatter(len(act_block), len(slots), owner, codes, slot_of, -2)
         exp_pairs, exp_sizes, table.exp_bare = _flat_pairs(exp_block, expected_keys, strict=False)
         assert exp_pairs is not None
+        table.exact_counts = _plain_values(values)
         exp_codes = np.array([values.get(pair, -1) for pair in exp_pairs], dtype=np.int64)
         table.plain = np.array(exp_sizes, dtype=np.int64) > 0
         exp_owner = np.repeat(np.arange(len(exp_block)), exp_sizes)
@@ -421,6 +428,34 @@ class _CodeTable:
         held = np.flatnonzero(hits)  # ascending: trace order breaks ties
         ranked = held[np.argsort(-hits[held], kind="stable")][:limit]
         return self.act_block[np.sort(ranked)].tolist()
+
+
+_EXACT_TAGS = frozenset("snbz")  # canonical's tags of str, number, bool and None
+_EXACT_TYPES = frozenset({str, int, float, bool})  # a tag's value ("z",)'s is the tag itself
+
+
+def _plain_values(pairs: Iterable[tuple[str, Any]]) -> bool:
+    """Whether every (name, canonical value) pair holds a str, int, bool, None or a float that is not NaN.
+
+    Why: when the actual calls' values are all such, and an expected value is one of the
+    same exact types, they are equal canonical forms exactly when :func:`matches` says
+    they match. So a window's matched count of a pair whose expected arguments are a flat
+    dict of such values is the count :func:`credit` gives, and ``assemble_pairing`` can take
+    it instead of comparing the arguments again. A NaN breaks it: JSON parsing reuses one
+    NaN object, and identical objects are equal dict keys (the same code) while
+    ``matches`` says NaN != NaN. Nested values, other types and unhashable reprs are
+    refused without looking further (the credit is then computed as ever). Read once per
+    distinct value of a block's actual calls (the table's ``values``)."""
+    forms = list(map(itemgetter(1), pairs))
+    if not _EXACT_TAGS.issuperset(map(itemgetter(0), forms)):
+        return False
+    kinds = set(map(type, map(itemgetter(-1), forms)))
+    if not _EXACT_TYPES.issuperset(kinds):
+        return False
+    if float in kinds:
+        numbers = [form[1] for form in forms if type(form[-1]) is float]
+        return all(map(float.__eq__, numbers, numbers))  # False only for a NaN
+    return True
 
 
 def _flat_pairs(block: Sequence[int], keys: Sequence[Any], *,
@@ -980,8 +1015,10 @@ def _by_affinity(
     window: int,
     keys: _Keys | None,
     result: list[tuple[int, int]],
+    found: dict[int, int],
 ) -> tuple[list[int], list[int]]:
-    """Phase (A) of :func:`_assign_block`: appends its pairs to ``result``, returns what is left.
+    """Phase (A) of :func:`_assign_block`: appends its pairs to ``result`` (their windows'
+    matched counts to ``found``), returns what is left.
 
     The candidates come from the block's :class:`_CodeTable` when numpy is loaded and the
     table covers every expected call that checks arguments; else from an inverted index of
@@ -1013,6 +1050,7 @@ def _by_affinity(
         for e, a, matched in _solve_window(chunk, candidates, expected, actual, keys):
             if matched > 0:
                 result.append((e, a))
+                found[e] = matched
                 paired.add(e)
                 remaining.discard(a)
         if table is not None and paired:
@@ -1041,6 +1079,7 @@ def _assign_block(
     window: int,
     actual_keys: Sequence[Any] | None = None,
     expected_keys: Sequence[Any] | None = None,
+    counts: dict[int, int] | None = None,
 ) -> list[tuple[int, int]]:
     """Pair the remaining calls of one tool, window by window, until one side is used up.
 
@@ -1054,16 +1093,23 @@ def _assign_block(
     ``actual_keys``: ``canonical(args)`` of the actual calls, when the caller has them, so
     the index does not hash every value again; ``expected_keys`` the same of the expected
     calls without a matcher (None for the others). With both, the windows read them too.
+
+    ``counts``, when given, receives expected index -> the matched argument units its pair's
+    window counted, for the keyed rows of a block whose actual values are plain scalars
+    without NaN (see :func:`_put_counts`).
     """
     result: list[tuple[int, int]] = []
+    found: dict[int, int] = {}  # expected index -> its pair's matched count in the window that made it
     keys = (_Keys(expected_keys, actual_keys, exp_idx, act_idx)
             if expected_keys is not None and actual_keys is not None else None)
     if len(exp_idx) > window or len(act_idx) > window:
-        exp_idx, act_idx = _by_affinity(exp_idx, act_idx, expected, actual, window, keys, result)
+        exp_idx, act_idx = _by_affinity(exp_idx, act_idx, expected, actual, window, keys, result, found)
     while exp_idx and act_idx:
         n, m = len(exp_idx), len(act_idx)
         if n <= window and m <= window:
-            result.extend((e, a) for e, a, _ in _solve_window(exp_idx, act_idx, expected, actual, keys))
+            for e, a, k in _solve_window(exp_idx, act_idx, expected, actual, keys):
+                result.append((e, a))
+                found[e] = k
             break
         paired_e: set[int] = set()
         paired_a: set[int] = set()
@@ -1073,13 +1119,33 @@ def _assign_block(
             a_part = act_idx[c * m // chunks:(c + 1) * m // chunks]
             if not e_part or not a_part:
                 continue
-            for e, a, _ in _solve_window(e_part, a_part, expected, actual, keys):
+            for e, a, k in _solve_window(e_part, a_part, expected, actual, keys):
                 result.append((e, a))
+                found[e] = k
                 paired_e.add(e)
                 paired_a.add(a)
         exp_idx = [e for e in exp_idx if e not in paired_e]
         act_idx = [a for a in act_idx if a not in paired_a]
+    if counts is not None and keys is not None:
+        _put_counts(counts, found, keys)
     return result
+
+
+def _put_counts(counts: dict[int, int], found: dict[int, int], keys: _Keys) -> None:
+    """Copy to ``counts`` the window counts of the pairs whose expected call has a key, when the
+    block's table says its actual values are plain scalars without NaN (``exact_counts``).
+
+    Why only keyed rows: a row with a matcher was compared value by value, with ``matches``
+    for the matcher. The caller keeps only the rows whose expected arguments are a flat
+    dict of plain scalars (see :func:`_plain_values`). Nothing is copied when the table was
+    never built (a block solved without numpy's windows)."""
+    table = keys.built()
+    if table is None or not table.exact_counts:
+        return
+    expected_keys = keys.expected
+    for e, k in found.items():
+        if expected_keys[e] is not None:
+            counts[e] = k
 
 
 def pair_calls(
@@ -1121,11 +1187,16 @@ def pair_calls(
     # pair's key is not kept, so an ordinary trace holds a tenth of them, not all.
     expected_keys: list[Any] = [None] * len(expected)
     plain = _PLAIN_TYPES.issuperset
+    nested: list[int] = []  # expected calls with a key whose arguments are not a flat dict of plain scalars
     for i, exp in enumerate(expected):
         args = exp.args
-        # has_matcher's own first test, inline: a dict of plain scalars holds no matcher
-        if args is None or (not (type(args) is dict and plain(map(type, args.values()))) and has_matcher(args)):
+        if args is None:
             continue
+        # has_matcher's own first test, inline: a dict of plain scalars holds no matcher
+        if not (type(args) is dict and plain(map(type, args.values()))):
+            if has_matcher(args):
+                continue
+            nested.append(i)
         exp_key = canonical(args)
         key = (exp.tool, exp_key)
         found = by_key.pop(key, None)  # a call held alone is taken with its key; queues are put back
@@ -1154,16 +1225,19 @@ def pair_calls(
         tool = actual[j].tool
         if tool in rest_e:
             rest_a[tool].append(j)
+    counts: dict[int, int] = {}  # expected index -> matched units its window counted, where that is its credit's
     for tool, e_list in rest_e.items():
         a_list = rest_a.get(tool)
         if not a_list:
             continue
-        for i, j in _assign_block(e_list, a_list, expected, actual, window, actual_keys, expected_keys):
+        for i, j in _assign_block(e_list, a_list, expected, actual, window, actual_keys, expected_keys, counts):
             exp_to_act[i] = j
             act_to_exp[j] = i
+    for i in nested:  # a value of another type may match by == without an equal canonical form
+        counts.pop(i, None)
 
     # 3. credits, totals and the explained rows
-    return assemble_pairing(expected, actual, exp_to_act, act_to_exp, exact)
+    return assemble_pairing(expected, actual, exp_to_act, act_to_exp, exact, matched=counts)
 
 
 def assemble_pairing(
@@ -1175,6 +1249,7 @@ def assemble_pairing(
     *,
     notes: Mapping[int, str] | None = None,
     openings: Mapping[int, str] | None = None,
+    matched: Mapping[int, int] | None = None,
 ) -> Pairing:
     """The :class:`Pairing` of a fixed one-to-one assignment: credits, totals, explained rows.
 
@@ -1183,6 +1258,9 @@ def assemble_pairing(
     the expected indexes paired by identical arguments; ``notes`` maps an expected index to
     a sentence appended to its pair's reason; ``openings`` maps an expected index to the
     words that open its reason instead of "same tool `x`" (for a pair a judge made).
+    ``matched`` maps an expected index to the matched units of its pair's credit, known
+    already (``pair_calls`` passes its windows' counts where they equal :func:`credit`'s);
+    it is used only for a non-empty expectation against recorded arguments.
 
     The credits and totals are computed here; the explained rows (``pairs``) are a
     :class:`PairRows`, built when first read (see :class:`~toolscore_core.kernel.model.LazyTuple`).
@@ -1207,7 +1285,12 @@ def assemble_pairing(
             actual_total += units
             continue
         else:
-            c = credit(exp, actual[partner])
+            act_args = actual[partner].args
+            k = matched.get(i) if matched and args and act_args is not None else None
+            if k is None or act_args is None:
+                c = credit(exp, actual[partner])
+            else:  # credit() of a non-empty expectation against recorded arguments, its matched units given
+                c = _credit_of(k, len(args), len(act_args))
         credits[i] = c
         matched_units += c.matched
         expected_total += c.expected_units
