@@ -142,3 +142,14 @@ def test_a_value_equal_to_anything_is_credited_by_matches() -> None:
     got = pairing.pair_calls(expected, actual, window=4)
     assert got.matched_units == 20
     _assert_credits_are_credit(expected, actual, 4)
+
+
+def test_a_matcher_row_with_a_value_equal_to_anything_is_credited_by_matches() -> None:
+    """A row with a matcher has no key; its plain values were compared by canonical form in the window."""
+    expected = [ExpectedCall(tool="t", args={"a": Loose(), "r": Regex("x"), "q": f"v{i}"}) for i in range(10)]
+    expected += [ExpectedCall(tool="t", args={"q": f"w{i}"}) for i in range(10)]
+    actual = [ToolCall(tool="t", args={"a": i, "r": "x", "q": f"v{i}"}) for i in range(10)]
+    actual += [ToolCall(tool="t", args={"q": f"w{i}", "z": 1}) for i in range(10)]
+    got = pairing.pair_calls(expected, actual, window=4)
+    assert got.matched_units == 40
+    _assert_credits_are_credit(expected, actual, 4)

@@ -1142,6 +1142,9 @@ def _put_counts(counts: dict[int, int], found: dict[int, int], keys: _Keys) -> N
     table = keys.built()
     if table is None or not table.exact_counts:
         return
+    if not table.exp_bare:  # every expected call of the block has a dict key: all rows are keyed
+        counts.update(found)
+        return
     expected_keys = keys.expected
     for e, k in found.items():
         if expected_keys[e] is not None:
