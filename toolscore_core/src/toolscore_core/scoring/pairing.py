@@ -78,7 +78,10 @@ class Pairing:
     - ``expected_to_actual[i]``: the index (into ``context.calls``) of the actual call paired
       with expected call ``i``, or None when it was never made. Paired calls have the same
       tool, or a judge said they are the same tool (see :mod:`toolscore_core.scoring.judging`).
-    - ``actual_to_expected[j]``: the reverse; None for an extra or unexpected call.
+    - ``actual_to_expected[j]``: the reverse; None for an extra or unexpected call. The two
+      maps are exact inverses of each other, and a metric may read either (the built-in
+      ``required_call_recall`` reads both): a plugin that builds a ``Pairing`` itself must
+      keep them so.
     - ``credits[i]``: the argument credit of expected call ``i`` against its partner (None
       when unpaired).
     - ``pairs``: every row a report shows, in expected order: pairs, a missing expected call
