@@ -22,7 +22,7 @@ import attrs
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.files import json_path
 from toolscore_core.kernel.interfaces import TraceAdapter
-from toolscore_core.kernel.model import ToolCall, Trace, seconds
+from toolscore_core.kernel.model import ToolCall, ToolCallDraft, Trace, drafts_work, seconds
 from toolscore_core.kernel.plugins import hookimpl
 
 _CALL_FIELDS = {"tool", "args", "id", "call_id", "result", "structured_result", "is_error", "error",
@@ -196,12 +196,13 @@ def _arguments_text(text: str, metadata: dict[str, Any]) -> dict[str, Any] | Non
 _PLAIN_KEYS = frozenset({"tool", "args", "id", "result", "is_error", "error", "duration"})
 _SLOT_ORDER = ("tool", "args", "id", "result", "structured_result", "is_error", "error", "duration", "denied",
                "denied_reason", "provider", "index", "metadata")
-# Setting slots directly is only sound while ToolCall has exactly these fields, no validator
-# and no converter other than ``seconds`` on duration (applied here): otherwise the general path.
+# Filling a draft is only sound while ToolCall has exactly these fields, no validator and no
+# converter other than ``seconds`` on duration (applied here), and the interpreter lets a
+# draft become a ToolCall: otherwise the general path.
 _SLOTS_SOUND = (tuple(sorted(f.name for f in attrs.fields(ToolCall))) == tuple(sorted(_SLOT_ORDER))
                 and all(f.validator is None and f.on_setattr is None for f in attrs.fields(ToolCall))
-                and all(f.converter is None for f in attrs.fields(ToolCall) if f.name != "duration"))
-_TOOLCALL_SLOTS = tuple(ToolCall.__dict__[name].__set__ for name in _SLOT_ORDER) if _SLOTS_SOUND else ()
+                and all(f.converter is None for f in attrs.fields(ToolCall) if f.name != "duration")
+                and drafts_work(ToolCallDraft, ToolCall))
 
 
 def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
@@ -212,15 +213,15 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
     call; a 10k-call trace spent more time there than in the scoring. A plain call (only
     the keys of ``_PLAIN_KEYS``, a non-empty str tool, dict-or-null args, a null or str
     error, a bool-or-null is_error, a numeric-or-null duration, a str-or-null id) can only
-    mean one thing, so its fields are set straight into the slots, with the values ``_call``
-    would give (its tests compare the two on every shape). Anything else, anywhere in the
-    list, sends the whole list to the general reader, which keeps its error messages.
+    mean one thing, so it is built as a draft (see ``model._draft_of``: plain stores, then
+    ``__class__``), with the values ``_call`` would give (its tests compare the two on every
+    shape). Anything else, anywhere in the list, sends the whole list to the general reader,
+    which keeps its error messages.
     """
     if type(items) is not list or not _SLOTS_SOUND:
         return (), False
-    (s_tool, s_args, s_id, s_result, s_structured, s_is_error, s_error, s_duration, s_denied,
-     s_denied_reason, s_provider, s_index, s_metadata) = _TOOLCALL_SLOTS
     new = object.__new__
+    draft, tool_call = ToolCallDraft, ToolCall
     built: list[ToolCall] = []
     append = built.append
     plain_keys = _PLAIN_KEYS
@@ -241,22 +242,23 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
             return (), False
         if is_error is None and (error or "result" in item):
             is_error = bool(error) or False  # an error message: failed; an answer and no error: succeeded
-        call = new(ToolCall)
-        s_tool(call, tool)
-        s_args(call, {} if args is _MISSING else args)
-        s_id(call, ident)
-        s_result(call, item.get("result"))
-        s_structured(call, None)
-        s_is_error(call, is_error)
-        s_error(call, error)
+        call = new(draft)
+        call.tool = tool
+        call.args = {} if args is _MISSING else args
+        call.id = ident
+        call.result = item.get("result")
+        call.structured_result = None
+        call.is_error = is_error
+        call.error = error
         # a finite non-negative float is kept as it is, which is what seconds() gives it
-        s_duration(call, duration if type(duration) is float and 0 <= duration < _INFINITY
-                   else None if duration is None else seconds(duration))
-        s_denied(call, False)
-        s_denied_reason(call, None)
-        s_provider(call, None)
-        s_index(call, None)
-        s_metadata(call, {})
+        call.duration = (duration if type(duration) is float and 0 <= duration < _INFINITY
+                         else None if duration is None else seconds(duration))
+        call.denied = False
+        call.denied_reason = None
+        call.provider = None
+        call.index = None
+        call.metadata = {}
+        call.__class__ = tool_call  # every field is set: from here on it is a frozen ToolCall
         append(call)
     return tuple(built), True
 

@@ -25,7 +25,15 @@ import attrs
 
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.files import json_path, load_data_file
-from toolscore_core.kernel.model import Contract, ExpectedCall, ForbiddenRule, ToolCall, Trace
+from toolscore_core.kernel.model import (
+    Contract,
+    ExpectedCall,
+    ExpectedCallDraft,
+    ForbiddenRule,
+    ToolCall,
+    Trace,
+    drafts_work,
+)
 from toolscore_core.scoring.matchers import Matcher, has_dollar_key, parse_matchers
 from toolscore_core.scoring.modes import check_mode
 
@@ -182,11 +190,13 @@ def expected_calls(data: Any, *, file: str | Path | None = None, prefix: Sequenc
 _EXPECTED_KEYS = frozenset({"tool", "args", "description"})
 _CONTAINERS = frozenset({dict, list})  # the value types has_dollar_key looks into
 _EXPECTED_SLOTS = ("tool", "args", "description")
-# Setting slots directly is only sound while ExpectedCall has exactly these fields and no
-# validator or converter; otherwise every list takes the general path.
+# Filling a draft is only sound while ExpectedCall has exactly these fields and no validator
+# or converter, and the interpreter lets a draft become an ExpectedCall; otherwise every list
+# takes the general path.
 _EXPECTED_SOUND = (tuple(f.name for f in attrs.fields(ExpectedCall)) == _EXPECTED_SLOTS
                    and all(f.validator is None and f.converter is None and f.on_setattr is None
-                           for f in attrs.fields(ExpectedCall)))
+                           for f in attrs.fields(ExpectedCall))
+                   and drafts_work(ExpectedCallDraft, ExpectedCall))
 
 
 def _plain_expected(data: list[Any], file: str | Path | None,
@@ -196,14 +206,14 @@ def _plain_expected(data: list[Any], file: str | Path | None,
     Why: the compiled schema validator, the key check and the build walked a 10k-call gold
     file three times (a third of reading it). An item that is a dict with only the keys
     tool/args/description, a non-empty str tool, dict-or-null args with str keys and a str
-    description (when present) passes the schema, so it is built in the same pass, straight
-    into the slots. Anything else returns None before a single call is kept, and the caller
+    description (when present) passes the schema, so it is built in the same pass, as a
+    draft (see ``model._draft_of``: plain stores, then ``__class__``). Anything else returns None before a single call is kept, and the caller
     validates the whole list as before, with its error messages and paths.
     """
     if not _EXPECTED_SOUND:
         return None
-    set_tool, set_args, set_description = (ExpectedCall.__dict__[name].__set__ for name in _EXPECTED_SLOTS)
     new = object.__new__
+    draft, expected_call = ExpectedCallDraft, ExpectedCall
     keys = _EXPECTED_KEYS
     calls: list[ExpectedCall] = []
     append = calls.append
@@ -227,13 +237,14 @@ def _plain_expected(data: list[Any], file: str | Path | None,
             # a "$" key, or a dict or list value to look into: only then walk the arguments
             if ("$" in names or not _CONTAINERS.isdisjoint(map(type, args.values()))) and has_dollar_key(args):
                 forms.append(i)
-        call = new(ExpectedCall)
-        set_tool(call, tool)
-        set_args(call, args)
-        set_description(call, description)
+        call = new(draft)
+        call.tool = tool
+        call.args = args
+        call.description = description
+        call.__class__ = expected_call  # every field is set: from here on it is a frozen ExpectedCall
         append(call)
     for i in forms:  # after every shape check, as the general path: a shape error is reported first
-        set_args(calls[i], parse_matchers(data[i]["args"], file=file, path=[*prefix, i, "args"]))
+        object.__setattr__(calls[i], "args", parse_matchers(data[i]["args"], file=file, path=[*prefix, i, "args"]))
     return tuple(calls)
 
 

@@ -1,0 +1,185 @@
+"""Calls built by the kernel's readers as drafts (issue 12) must be the objects the public
+constructors make, in every way a caller can look at them.
+
+The plain-list adapter and the gold reader fill a draft subclass with plain stores and then
+assign ``__class__`` (see ``model._draft_of``); these tests build the same random inputs both
+ways (the draft path and the general path, which calls ``ToolCall(...)`` /
+``ExpectedCall(...)``) and compare type, every slot, repr, equality, hashing, attrs.asdict,
+evolve, copies, pickling, weak references and frozen-ness. Nothing is timed.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import weakref
+from typing import Any
+
+import attrs
+import pytest
+
+from toolscore_core.builtin import adapters
+from toolscore_core.builtin.adapters import CustomCallListAdapter, _plain_calls
+from toolscore_core.kernel.model import (
+    ExpectedCall,
+    ExpectedCallDraft,
+    ToolCall,
+    ToolCallDraft,
+    drafts_work,
+)
+from toolscore_core.scoring import contracts
+from toolscore_core.scoring.contracts import _plain_expected
+
+_TEXTS = ["search", "wétter", "检索", "emoji 🙂", "a" * 300, "tab\tand\nnewline", "$not_a_form", " "]
+_SCALARS: list[Any] = [None, 0, 1, -7, 2**70, 0.0, -0.0, 1.5, float("nan"), float("inf"), True, False, "", "ü"]
+_DURATIONS: list[Any] = [None, 0, 3, -1, 0.0, -0.0, 0.01, 5e-324, 1e308, float("inf"), float("-inf"),
+                         float("nan"), -1.5, 10**400]
+
+
+_NAMES = [text for text in _TEXTS if not text.startswith("$")]  # in a gold file a "$" key is a matcher form
+
+
+def _value(rng: random.Random, names: list[str], depth: int = 0) -> Any:
+    roll = rng.random()
+    if roll < 0.15 and depth < 2:
+        return {rng.choice(names): _value(rng, names, depth + 1) for _ in range(rng.randrange(3))}
+    if roll < 0.25 and depth < 2:
+        return [_value(rng, names, depth + 1) for _ in range(rng.randrange(3))]
+    return rng.choice(_SCALARS + _TEXTS)
+
+
+def _args(rng: random.Random, names: list[str] = _TEXTS) -> Any:
+    roll = rng.random()
+    if roll < 0.15:
+        return None
+    if roll < 0.3:
+        return {}
+    return {rng.choice(names) + str(i): _value(rng, names) for i in range(rng.randrange(1, 5))}
+
+
+def _plain_call(rng: random.Random) -> dict[str, Any]:
+    """A call dict the plain-list fast path takes (its keys and types only)."""
+    call: dict[str, Any] = {"tool": rng.choice(_TEXTS)}
+    if rng.random() < 0.8:
+        call["args"] = _args(rng)
+    if rng.random() < 0.5:
+        call["id"] = rng.choice([None, "c1", "ид-2"])
+    if rng.random() < 0.6:
+        call["result"] = _value(rng, _TEXTS)
+    if rng.random() < 0.5:
+        call["is_error"] = rng.choice([None, True, False])
+    if rng.random() < 0.4:
+        call["error"] = rng.choice([None, "", "boom", "ошибка"])
+    if rng.random() < 0.7:
+        call["duration"] = rng.choice(_DURATIONS)
+    return call
+
+
+def _gold_item(rng: random.Random) -> dict[str, Any]:
+    """A gold item the plain gold path takes, matcher forms included."""
+    item: dict[str, Any] = {"tool": rng.choice(_TEXTS)}
+    if rng.random() < 0.8:
+        args = _args(rng, _NAMES)
+        if args and rng.random() < 0.2:
+            args["q"] = {"$regex": "a+"}
+        item["args"] = args
+    if rng.random() < 0.4:
+        item["description"] = rng.choice(_TEXTS)
+    return item
+
+
+def _same_value(fast: Any, public: Any) -> None:
+    assert type(fast) is type(public)
+    assert repr(fast) == repr(public)  # NaN != NaN, and 1 == 1.0 == True: repr tells them apart
+
+
+def assert_same_object(fast: Any, public: Any) -> None:
+    """``fast`` (a draft turned into its class) is observably the object ``public`` is."""
+    cls = type(public)
+    assert type(fast) is cls and fast.__class__ is cls and cls.__mro__[1] is object
+    assert isinstance(fast, cls) and not isinstance(fast, (ToolCallDraft, ExpectedCallDraft))
+    for field in attrs.fields(cls):
+        _same_value(getattr(fast, field.name), getattr(public, field.name))
+    assert repr(fast) == repr(public)
+    assert (fast == public) == (public == public) and (fast != public) == (public != public)
+    _same_value(attrs.asdict(fast), attrs.asdict(public))
+    _same_value(attrs.astuple(fast), attrs.astuple(public))
+    assert _hash_or_error(fast) == _hash_or_error(public)
+    for clone in (pickle.loads(pickle.dumps(fast)), copy.copy(fast), copy.deepcopy(fast)):
+        assert type(clone) is cls and repr(clone) == repr(public)
+    assert pickle.dumps(fast) == pickle.dumps(public)
+    assert weakref.ref(fast)() is fast
+    evolved = attrs.evolve(fast, tool="renamed")
+    assert type(evolved) is cls and evolved.tool == "renamed"
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        fast.tool = "changed"
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        del fast.tool
+    assert fast.tool == public.tool
+
+
+def _hash_or_error(obj: Any) -> Any:
+    try:
+        return hash(obj)
+    except TypeError as exc:  # a dict field: unhashable both ways
+        return str(exc)
+
+
+def test_the_drafts_can_become_their_classes() -> None:
+    assert drafts_work(ToolCallDraft, ToolCall) and drafts_work(ExpectedCallDraft, ExpectedCall)
+    assert adapters._SLOTS_SOUND and contracts._EXPECTED_SOUND  # else the tests below test the slow path twice
+
+
+def test_plain_calls_are_the_objects_the_public_constructor_makes() -> None:
+    rng = random.Random(1201)
+    reader = CustomCallListAdapter()
+    shapes = set()
+    for _ in range(300):
+        items = [_plain_call(rng) for _ in range(rng.randrange(1, 6))]
+        fast, plain = _plain_calls(items)
+        assert plain, items
+        public = [reader._call(item, [i]) for i, item in enumerate(items)]  # ToolCall(...) by keyword
+        assert len(fast) == len(public)
+        for made, expected in zip(fast, public, strict=True):
+            assert_same_object(made, expected)
+            shapes.add((made.args is None, made.duration is None, made.is_error))
+        assert len({id(c.metadata) for c in fast}) == len(fast)  # a fresh dict each, as the factory gives
+        assert all(c.args is item.get("args", c.args) for c, item in zip(fast, items, strict=True))
+    assert len(shapes) == 12  # args null or not, duration kept or not, each outcome
+
+
+def test_calls_read_through_load_are_the_public_ones() -> None:
+    rng = random.Random(1202)
+    items = [_plain_call(rng) for _ in range(200)]
+    trace = CustomCallListAdapter().load(items)
+    public = [ToolCall(**attrs.asdict(CustomCallListAdapter()._call(item, [i]), recurse=False))
+              for i, item in enumerate(items)]
+    for made, expected in zip(trace.calls, public, strict=True):
+        assert_same_object(made, expected)
+
+
+def test_gold_items_are_the_objects_the_public_constructor_makes(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(1203)
+    forms = 0
+    for _ in range(300):
+        items = [_gold_item(rng) for _ in range(rng.randrange(1, 6))]
+        fast = _plain_expected(items, None, ())
+        assert fast is not None, items
+        with monkeypatch.context() as patched:  # the schema path, which calls ExpectedCall(...)
+            patched.setattr(contracts, "_plain_expected", lambda data, file, prefix: None)
+            public = contracts.expected_calls(items)
+        for made, expected in zip(fast, public, strict=True):
+            assert_same_object(made, expected)
+            forms += made.args is not None and "q" in made.args and not isinstance(made.args["q"], dict)
+    assert forms > 20  # matcher forms were parsed into the drafts' args too
+
+
+def test_a_draft_is_never_handed_out() -> None:
+    """Every reader's object is of the public class, and the drafts stay out of the way."""
+    calls, _ = _plain_calls([{"tool": "a"}, {"tool": "b", "args": None, "duration": 2}])
+    gold = _plain_expected([{"tool": "a"}, {"tool": "b", "args": {"x": 1}, "description": "d"}], None, ())
+    assert gold is not None
+    assert {type(c) for c in calls} == {ToolCall} and {type(c) for c in gold} == {ExpectedCall}
+    assert ToolCallDraft.__slots__ == () and ExpectedCallDraft.__slots__ == ()
+    assert ToolCallDraft.__setattr__ is object.__setattr__ and ToolCallDraft.__delattr__ is object.__delattr__
