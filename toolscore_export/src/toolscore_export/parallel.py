@@ -31,6 +31,7 @@ import attrs
 CHUNK_BYTES = 1 << 19  # ~350 rows; 1 MiB cost more worker CPU in 8 of 8 A/B rounds (median ~9%), likely cache effects
 AUTO_MIN_BYTES = 16 << 20  # below this (about 10,000 rows) starting workers costs more than it saves
 AUTO_MIN_TRACE_FILES = 200  # below this (about 0.1 s of work) starting workers costs more than it saves
+AUTO_MIN_PER_TRACE_BYTES = 1 << 20  # OTLP read trace by trace: ~0.1 s of work a MiB
 MAX_AUTO_WORKERS = 4
 
 
@@ -58,19 +59,22 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def choose_workers(requested: int | None, row_bytes: int, trace_files: int = 0) -> int:
+def choose_workers(requested: int | None, row_bytes: int, trace_files: int = 0, per_trace_bytes: int = 0) -> int:
     """Worker processes for an export: ``requested`` when given (0 or None: automatic).
 
-    Automatic is one process (no pool) for runs files under :data:`AUTO_MIN_BYTES` in all
-    and fewer than :data:`AUTO_MIN_TRACE_FILES` trace files, else one worker per usable
-    CPU, at most :data:`MAX_AUTO_WORKERS`. Always one process where workers cannot be
-    forked safely (:func:`can_fork`).
+    Automatic is one process (no pool) for runs files under :data:`AUTO_MIN_BYTES` in all,
+    fewer than :data:`AUTO_MIN_TRACE_FILES` trace files and OTLP sources read trace by
+    trace (``per_trace_bytes``, those large enough to be spread) under
+    :data:`AUTO_MIN_PER_TRACE_BYTES`, else one worker per usable CPU, at most
+    :data:`MAX_AUTO_WORKERS`. Always one process where workers cannot be forked safely
+    (:func:`can_fork`).
     """
     if not can_fork():
         return 1
     if requested:
         return max(1, requested)
-    if row_bytes < AUTO_MIN_BYTES and trace_files < AUTO_MIN_TRACE_FILES:
+    if (row_bytes < AUTO_MIN_BYTES and trace_files < AUTO_MIN_TRACE_FILES
+            and per_trace_bytes < AUTO_MIN_PER_TRACE_BYTES):
         return 1
     return max(1, min(usable_cpus(), MAX_AUTO_WORKERS))
 
@@ -485,5 +489,5 @@ def encoded_rows(path: Path, sha256: str, lines: LineSet | None, attempts: dict[
             yield EncodedRecords(data, count)
 
 
-__all__ = ["AUTO_MIN_BYTES", "AUTO_MIN_TRACE_FILES", "CHUNK_BYTES", "EncodedRecords", "LineSet", "Workers", "cell_ids",
+__all__ = ["AUTO_MIN_BYTES", "AUTO_MIN_PER_TRACE_BYTES", "AUTO_MIN_TRACE_FILES", "CHUNK_BYTES", "EncodedRecords", "LineSet", "Workers", "cell_ids",
            "choose_workers", "encode_chunk", "encoded_rows", "error_fields", "first_pass", "raise_fields"]

@@ -28,12 +28,12 @@ from toolscore_export.record import RunInput, SourceRef
 from toolscore_export.run_span import RunSpans
 
 NO_TRACE_ID = "no-trace-id"
-_EXPECTED = "one OTLP export request per line"
+EXPECTED = "one OTLP export request per line"
 
 Requests = Callable[[], Iterator[tuple[str, Any]]]  # a fresh pass over (place, export request)
 
 
-def _otel() -> Any:
+def otel_modules() -> Any:
     """The otel adapter's modules; --per-trace reads spans as that adapter reads them."""
     from toolscore_core import InputError
 
@@ -45,26 +45,43 @@ def _otel() -> Any:
     return otel, otel_spans
 
 
+def line_request(path: Path, number: int, request: Any, spans: Any) -> tuple[str, Any]:
+    """``(place, request)`` of line ``number`` of a JSON Lines source; an InputError when it is not an export request."""
+    from toolscore_core import InputError
+
+    if not spans.is_export_request(request):
+        raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
+                         location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
+    return f"line {number}: $", request
+
+
+def decoded_line(path: Path, number: int, raw: bytes, spans: Any) -> tuple[str, Any]:
+    """:func:`line_request` of one whole line's bytes: the value the adapter's line reader decodes.
+
+    Only the value is the reader's: a line it refuses raises here too, but not always the same
+    error (a worker that meets one leaves the wording to the serial path)."""
+    from toolscore_core.kernel import readlimits
+
+    return line_request(path, number, readlimits.loads(raw.decode("utf-8"), file=path, location=f"line {number}",
+                                                       what="line is"), spans)
+
+
 def _line_requests(path: Path) -> Requests:
     """The export requests of a JSON Lines file, a line at a time (a torn last line skipped, as the adapter does)."""
     from toolscore_adapters.protocols.jsonl_stream import iter_json_lines
-    from toolscore_core import InputError
 
-    _, spans = _otel()
+    _, spans = otel_modules()
 
     def requests() -> Iterator[tuple[str, Any]]:
-        for number, request in iter_json_lines(path, expected=_EXPECTED, torn=[]):
-            if not spans.is_export_request(request):
-                raise InputError("line is not an OTLP export request (no 'resourceSpans' list)", file=path,
-                                 location=f"line {number}", expected='{"resourceSpans": [...]} on every line')
-            yield f"line {number}: $", request
+        for number, request in iter_json_lines(path, expected=EXPECTED, torn=[]):
+            yield line_request(path, number, request, spans)
 
     return requests
 
 
 def _data_requests(data: Any) -> Requests | None:
     """The export requests of a parsed OTLP/JSON document (one, or a list); None for other OTLP shapes."""
-    _, spans = _otel()
+    _, spans = otel_modules()
     if spans.is_export_request(data):
         return lambda: iter([("$", data)])
     if isinstance(data, list) and data and all(spans.is_export_request(item) for item in data):
@@ -72,7 +89,7 @@ def _data_requests(data: Any) -> Requests | None:
     return None
 
 
-def _trace_key(raw: Any, where: str, spans: Any) -> str:
+def trace_key(raw: Any, where: str, spans: Any) -> str:
     """The trace id of a raw span as the adapter decodes it (lowercase hex), or NO_TRACE_ID."""
     if not isinstance(raw, dict):
         return NO_TRACE_ID
@@ -85,7 +102,7 @@ def _endings(requests: Requests, spans: Any) -> dict[str, int]:
     last: dict[str, int] = {}
     for index, (where, request) in enumerate(requests()):
         for span_where, raw in spans.iter_raw_spans(request, where):
-            last[_trace_key(raw, span_where, spans)] = index
+            last[trace_key(raw, span_where, spans)] = index
     return last
 
 
@@ -105,7 +122,7 @@ def _traces(requests: Requests, spans: Any, otel: Any) -> Iterator[tuple[str, li
     for index, (where, request) in enumerate(requests()):
         seen: dict[str, None] = {}  # the traces of this request, in the order their first span comes
         for span_where, raw in spans.iter_raw_spans(request, where):
-            key = _trace_key(raw, span_where, spans)
+            key = trace_key(raw, span_where, spans)
             seen[key] = None
             trace = open_.setdefault(key, _Open())
             trace.spans.append(spans.otlp_span(raw, span_where, order, otel.wanted))
@@ -118,46 +135,64 @@ def _traces(requests: Requests, spans: Any, otel: Any) -> Iterator[tuple[str, li
                 yield key, done.spans, done.run_spans
 
 
+def is_line_source(path: Path, raw: bytes | None, trace_format: str | None) -> bool:
+    """Whether ``path`` is read as JSON Lines of OTLP export requests, a line at a time."""
+    from toolscore_export.sources import OTLP_FORMAT
+
+    if trace_format not in (None, "auto", OTLP_FORMAT):
+        return False
+    otel, _ = otel_modules()
+    if raw is not None:
+        head = raw[:1 << 16]
+    else:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    return bool(otel.OtelAdapter().detect_path(path, head) > 0)
+
+
 def _requests_of(path: Path, raw: bytes | None, trace_format: str | None, pm: Any) -> Requests | None:
     """How to read ``path`` trace by trace, or None when it is not an OTLP source (one record, as usual)."""
     from toolscore_export.sources import OTLP_FORMAT, _read_trace
 
     if trace_format not in (None, "auto", OTLP_FORMAT):
         return None
-    otel, _ = _otel()
-    if raw is not None:
-        head = raw[:1 << 16]
-    else:
-        with path.open("rb") as handle:
-            head = handle.read(1 << 16)
-    if otel.OtelAdapter().detect_path(path, head) > 0:  # JSON Lines of export requests: streamed
+    if is_line_source(path, raw, trace_format):  # JSON Lines of export requests: streamed
         return _line_requests(path)
     trace, data = _read_trace(path, raw, trace_format, pm)
     return _data_requests(data) if trace.source_format == OTLP_FORMAT and data is not None else None
+
+
+def trace_run_of(adapter: Any, key: str, decoded: list[Any], run_spans: RunSpans, source: SourceRef, *,
+                 gold: str | None, pm: Any) -> RunInput:
+    """The run of one trace of an OTLP source (``key``: its trace id, or NO_TRACE_ID), from its decoded spans."""
+    from toolscore_export.sources import trace_calls, trace_run
+
+    trace = adapter.load_spans(decoded)
+    trace_id = None if key == NO_TRACE_ID else key
+    return trace_run(trace, trace_calls(trace), source, gold=gold, pm=pm, run_id=f"{source.name}#{key}",
+                     trace_id=trace_id, span_id=run_spans.pick() if trace_id else None)
 
 
 def per_trace_inputs(path: Path, sha256: str, stats: Any, *, trace_format: str | None, gold: str | None, pm: Any,
                      raw: bytes | None = None) -> Iterable[RunInput]:
     """The runs of a trace source, one per trace id when it is OTLP (else its one run, as usual)."""
     from toolscore_core import InputError
-    from toolscore_export.sources import OTLP_FORMAT, TRACE, trace_calls, trace_input, trace_run
+    from toolscore_export.sources import OTLP_FORMAT, TRACE, trace_input
 
     requests = _requests_of(path, raw, trace_format, pm)
     if requests is None:
         yield trace_input(path, sha256, stats, trace_format=trace_format, gold=gold, pm=pm, raw=raw)
         return
-    otel, spans = _otel()
+    otel, spans = otel_modules()
     stats.format = OTLP_FORMAT
     adapter = otel.OtelAdapter()
     source = SourceRef(TRACE, path.name, sha256, format=OTLP_FORMAT)
     try:
         for key, decoded, run_spans in _traces(requests, spans, otel):
-            trace = adapter.load_spans(decoded)
-            trace_id = None if key == NO_TRACE_ID else key
-            yield trace_run(trace, trace_calls(trace), source, gold=gold, pm=pm, run_id=f"{path.name}#{key}",
-                            trace_id=trace_id, span_id=run_spans.pick() if trace_id else None)
+            yield trace_run_of(adapter, key, decoded, run_spans, source, gold=gold, pm=pm)
     except InputError as exc:
         raise exc.with_file(path) from None
 
 
-__all__ = ["NO_TRACE_ID", "per_trace_inputs"]
+__all__ = ["EXPECTED", "NO_TRACE_ID", "decoded_line", "is_line_source", "line_request", "otel_modules", "per_trace_inputs",
+           "trace_key", "trace_run_of"]

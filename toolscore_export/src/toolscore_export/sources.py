@@ -20,7 +20,7 @@ import hashlib
 import itertools
 import os
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -787,9 +787,9 @@ class Sources:
                 self._held[index] = raw  # memory stays bounded: past the budget a trace file is read again
                 held += size
         row_paths = [p for p, k in zip(self.paths, kinds, strict=True) if k == RUN_ROW]
-        pooled_traces = 0 if self.per_trace else kinds.count(TRACE)  # --per-trace sources are read here
+        pooled_traces = 0 if self.per_trace else kinds.count(TRACE)  # --per-trace sources: see per_trace_pool
         count = choose_workers(self.workers, sum(n for n, k in zip(sizes, kinds, strict=True) if k == RUN_ROW),
-                               pooled_traces)
+                               pooled_traces, self._per_trace_bytes(kinds, sizes))
         # runs files the workers' first pass reads are hashed as the driver cuts them (latest_lines)
         cut_hashes = count > 1 and bool(row_paths) and _fast_loads() is not None
         self.stats = [SourceStats(path=str(p), kind=k, sha256="" if cut_hashes and k == RUN_ROW else h or file_sha256(p),
@@ -805,11 +805,19 @@ class Sources:
 
         with contextlib.ExitStack() as stack:
             workers = None
-            if count > 1 and (row_paths or pooled_traces):
+            if count > 1 and (row_paths or pooled_traces or self._per_trace_bytes(kinds, sizes)):
                 from toolscore_export.trace_batches import TraceContext
 
                 workers = stack.enter_context(Workers(count, TraceContext(self.trace_format, self.gold, self.pm)))
             yield from self._runs(kinds, row_paths, torn, workers)
+
+    def _per_trace_bytes(self, kinds: list[str], sizes: list[int]) -> int:
+        """The bytes of the trace sources workers read trace by trace (:mod:`toolscore_export.per_trace_pool`)."""
+        from toolscore_export.per_trace_pool import MIN_BYTES
+
+        if not self.per_trace:
+            return 0
+        return sum(n for n, k in zip(sizes, kinds, strict=True) if k == TRACE and n >= MIN_BYTES)
 
     def _runs(self, kinds: list[str], row_paths: list[Path], torn: Callable[[Any], None],
               workers: Workers | None) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
@@ -856,8 +864,16 @@ class Sources:
             elif self.per_trace:
                 from toolscore_export.per_trace import per_trace_inputs
 
+                done = 0
+                if workers is not None:
+                    given = yield from self._per_trace_pooled(path, stat, index, run_ids, workers)
+                    if given is None:
+                        continue
+                    done = given
                 items = iter(per_trace_inputs(path, stat.sha256, stat, trace_format=self.trace_format,
                                               gold=self.gold, pm=self.pm, raw=self._held.pop(index, None)))
+                for _ in range(done):  # given by the workers already: the serial path goes on after them
+                    next(items, None)
             else:
                 items = iter([trace_input(path, stat.sha256, stat, trace_format=self.trace_format, gold=self.gold,
                                           pm=self.pm, raw=self._held.pop(index, None))])
@@ -872,6 +888,26 @@ class Sources:
                 yield item
         if traces:
             yield from self._traces(traces, run_ids, workers)
+
+    def _per_trace_pooled(self, path: Path, stat: SourceStats, index: int, run_ids: set[str],
+                          workers: Workers) -> Generator[EncodedRecords, None, int | None]:
+        """A large JSON Lines OTLP source's records by the workers; returns how many they gave when the
+        serial path must go on from there (0: the whole source), None when they gave them all
+        (:mod:`toolscore_export.per_trace_pool`)."""
+        from toolscore_export.per_trace import is_line_source
+        from toolscore_export.per_trace_pool import MIN_BYTES, pooled_records
+
+        if stat.size < MIN_BYTES or not is_line_source(path, self._held.get(index), self.trace_format):
+            return 0
+        stat.format = OTLP_FORMAT
+        pooled = pooled_records(path, stat.sha256, workers, run_ids)
+        while True:
+            try:
+                block = next(pooled)
+            except StopIteration as stop:
+                return stop.value
+            stat.records += block.count
+            yield block
 
     def _traces(self, files: list[tuple[int, Path, SourceStats]], run_ids: set[str],
                 workers: Workers | None) -> Iterator[EncodedRecords]:

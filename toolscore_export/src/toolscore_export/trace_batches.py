@@ -54,6 +54,11 @@ def set_context(context: TraceContext | None) -> None:
     _CONTEXT[:] = [context] if context is not None else []
 
 
+def current_context() -> TraceContext:
+    """How this worker reads trace files (set by its initializer)."""
+    return _CONTEXT[0]
+
+
 def trace_record(item: TraceItem, stat: Any, context: TraceContext) -> dict[str, Any]:
     """The record of one trace file, as the serial path builds it (``stat`` gets its format)."""
     from toolscore_core import InputError
@@ -82,7 +87,7 @@ def encode_traces(items: list[TraceItem]) -> tuple[bytes, list[str | None]] | di
     from toolscore_core import InputError
     from toolscore_export.canonical import prepared_bytes
 
-    context = _CONTEXT[0]
+    context = current_context()
     out: list[bytes] = []
     formats: list[str | None] = []
     try:
@@ -135,5 +140,5 @@ def encoded_traces(files: list[tuple[int, Path, Any]], run_ids: set[str], held: 
         yield EncodedRecords(data, len(formats))
 
 
-__all__ = ["BATCH_FILES", "TraceContext", "TraceItem", "encode_traces", "encoded_traces", "set_context",
+__all__ = ["BATCH_FILES", "TraceContext", "TraceItem", "current_context", "encode_traces", "encoded_traces", "set_context",
            "trace_jobs", "trace_record"]

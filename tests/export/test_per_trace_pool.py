@@ -1,0 +1,186 @@
+"""``--per-trace`` spread over worker processes: the serial records, manifest and first error, whatever the lines."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from toolscore_core import InputError
+from toolscore_export import export_runs
+from toolscore_export import parallel as par
+from toolscore_export import per_trace_pool as pool
+
+ROOT = Path(__file__).resolve().parents[2]
+OTEL = ROOT / "tests" / "adapters" / "fixtures" / "otel"
+GOLD = ROOT / "examples" / "guardrails" / "gold.json"
+REQUEST = json.loads((OTEL / "mcp_spans.json").read_text(encoding="utf-8"))
+SPANS = [span for scope in REQUEST["resourceSpans"][0]["scopeSpans"] for span in scope["spans"]]
+
+
+@pytest.fixture(autouse=True)
+def small_jobs(monkeypatch):
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)  # every OTLP JSON Lines source goes to the workers
+    monkeypatch.setattr(pool, "JOB_TRACES", 3)  # many jobs from a few traces
+    monkeypatch.setattr(par, "can_fork", lambda: True)  # threads of earlier tests must not make it serial
+
+
+@pytest.fixture
+def outcomes(monkeypatch):
+    """What each pooled source came to: None (every record by the workers) or the records given before the
+    serial path took over."""
+    seen: list[int | None] = []
+    original = pool.pooled_records
+
+    def counted(*args):
+        result = yield from original(*args)
+        seen.append(result)
+        return result
+
+    monkeypatch.setattr(pool, "pooled_records", counted)
+    return seen
+
+
+def line(spans: list[dict]) -> str:
+    return json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]})
+
+
+def traced(number: int, spans: list[dict]) -> list[dict]:
+    return [dict(span, traceId=f"{number + 1:032x}") for span in spans]
+
+
+def collector_file(path: Path, count: int) -> Path:
+    """Line j: the second half of trace j-1's spans and the first half of trace j's, as a collector batches them."""
+    lines = [line((traced(j - 1, SPANS[3:]) if j else []) + (traced(j, SPANS[:3]) if j < count else []))
+             for j in range(count + 1)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def random_file(path: Path, rng: random.Random) -> Path:
+    """Traces whose spans are shuffled over lines at random: long and short traces, interleaved, some spans
+    without a trace id, blank lines, sometimes a byte-order mark and no final newline. Half the files give
+    every span the same times, so only the spans' places in the file order their calls and answers."""
+    spans = [(t, span) for t in range(rng.randint(1, 12)) for span in traced(t, SPANS[:rng.randint(1, len(SPANS))])]
+    if rng.random() < 0.5:
+        spans = [(t, dict(span, startTimeUnixNano="1", endTimeUnixNano="2")) for t, span in spans]
+    spans += [(-1, dict(SPANS[rng.randrange(len(SPANS))], traceId="")) for _ in range(rng.randint(0, 2))]
+    rng.shuffle(spans)
+    lines: list[str] = []
+    while spans:
+        take = rng.randint(0, 4)
+        lines.append(line([span for _, span in spans[:take]]))
+        spans = spans[take:]
+        if rng.random() < 0.1:
+            lines.append("  ")
+    text = "\n".join(lines) + ("\n" if rng.random() < 0.8 else "")
+    path.write_bytes((b"\xef\xbb\xbf" if rng.random() < 0.2 else b"") + text.encode("utf-8"))
+    return path
+
+
+def exported(tmp_path: Path, sources: list[Path], workers: int, **options) -> tuple[bytes, dict]:
+    out = tmp_path / f"out-{workers}.jsonl"
+    result = export_runs(sources, out, workers=workers, per_trace=True, **options)
+    manifest = {k: v for k, v in result.manifest.items() if k not in ("created_at", "manifest_sha256")}
+    if options.get("fmt") == "otel":  # its lines carry the time they were written
+        manifest["output"] = {}
+        return b"", manifest
+    manifest["output"] = {k: v for k, v in manifest["output"].items() if k != "name"}
+    return out.read_bytes(), manifest
+
+
+def same_as_serial(tmp_path: Path, sources: list[Path], **options) -> bytes:
+    serial = exported(tmp_path, sources, 1, **options)
+    assert exported(tmp_path, sources, 2, **options) == serial
+    return serial[0]
+
+
+def test_a_collector_file_is_the_serial_export_and_every_record_comes_from_the_workers(tmp_path, outcomes):
+    source = collector_file(tmp_path / "otlp.jsonl", 20)
+    data = same_as_serial(tmp_path, [source])
+    assert outcomes == [None] and data.count(b"\n") == 20
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in OTEL.iterdir()))
+def test_every_otel_fixture_is_the_serial_export(tmp_path, fixture):
+    same_as_serial(tmp_path, [OTEL / fixture])
+
+
+@pytest.mark.parametrize("options", [{"gold": GOLD}, {"fmt": "otel"}])
+def test_gold_and_the_otel_format_are_the_serial_export(tmp_path, outcomes, options):
+    same_as_serial(tmp_path, [collector_file(tmp_path / "otlp.jsonl", 8)], **options)
+    assert outcomes == [None]
+
+
+def test_random_spreads_of_spans_over_lines_are_the_serial_export(tmp_path, outcomes, monkeypatch):
+    monkeypatch.setattr(pool, "MAX_REREAD", 1000)  # shuffled traces span most of their file: never serial here
+    rng = random.Random(11)
+    for case in range(40):
+        same_as_serial(tmp_path, [random_file(tmp_path / f"r{case}.jsonl", rng)])
+    assert outcomes.count(None) == 40  # the workers gave every record: the serial path was never needed
+
+
+def test_a_trace_spread_over_the_whole_file_goes_to_the_serial_path(tmp_path, outcomes):
+    lines = [line(traced(0, SPANS[:1]))] + [line(traced(t, SPANS)) for t in range(1, 30)] + [line(traced(0, SPANS[1:]))]
+    source = tmp_path / "wide.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    same_as_serial(tmp_path, [source])
+    assert outcomes == [None]
+    outcomes.clear()
+    pool.MIN_BYTES, reread = 0, pool.MAX_REREAD
+    try:
+        pool.MAX_REREAD = 1
+        same_as_serial(tmp_path, [source])
+    finally:
+        pool.MAX_REREAD = reread
+    assert outcomes == [0]
+
+
+def test_a_run_id_given_already_is_the_serial_export(tmp_path, outcomes):
+    """Two sources of the same name: the second's run ids carry its hash, as serially."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = collector_file(tmp_path / "a" / "otlp.jsonl", 4)
+    second = tmp_path / "b" / "otlp.jsonl"
+    lines = [line(traced(t, SPANS)) for t in range(10)]  # traces 0-3 as in the first, then new ones
+    second.write_text("\n".join(lines[6:] + lines[:6]) + "\n", encoding="utf-8")
+    same_as_serial(tmp_path, [first, second])
+    assert outcomes == [None, 3]  # the second's first job met a name given already
+
+
+def _error(tmp_path: Path, source: Path, workers: int) -> tuple[str, str | None]:
+    with pytest.raises(InputError) as caught:
+        export_runs([source], tmp_path / "out.jsonl", per_trace=True, workers=workers)
+    assert not (tmp_path / "out.jsonl").exists()
+    return caught.value.message, caught.value.location
+
+
+@pytest.mark.parametrize(("place", "old", "new", "given"), [
+    (9, '"traceId": "', '"traceId": 5, "x": "', 0),  # the first pass meets it: the serial path reads the file
+    (12, '{"resourceSpans"', '{"spans":[],"x"', 0),
+    (14, '"startTimeUnixNano": "', '"startTimeUnixNano": "x', 12),  # a worker meets it: the workers' records stand
+])
+def test_a_bad_line_is_the_serial_error(tmp_path, outcomes, place, old, new, given):
+    source = collector_file(tmp_path / "otlp.jsonl", 20)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    assert old in lines[place]
+    lines[place] = lines[place].replace(old, new, 1)
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    serial = _error(tmp_path, source, 1)
+    assert _error(tmp_path, source, 2) == serial
+    assert serial[1] is not None and serial[1].startswith(f"line {place + 1}")
+    assert outcomes == [given]
+
+
+def test_a_torn_last_line_is_skipped_as_serially(tmp_path, outcomes):
+    source = collector_file(tmp_path / "otlp.jsonl", 9)
+    source.write_bytes(source.read_bytes()[:-40])  # the second half of the last trace: it keeps its first half
+    assert same_as_serial(tmp_path, [source]).count(b"\n") == 9
+    assert outcomes == [0]  # the first pass leaves a line it cannot parse to the serial path
+
+
+def test_large_otlp_sources_read_trace_by_trace_start_workers():
+    assert par.choose_workers(0, 0, 0, par.AUTO_MIN_PER_TRACE_BYTES) == min(par.usable_cpus(), par.MAX_AUTO_WORKERS)
+    assert par.choose_workers(0, 0, 0, par.AUTO_MIN_PER_TRACE_BYTES - 1) == 1

@@ -1,0 +1,288 @@
+"""``--per-trace`` of a large JSON Lines OTLP source spread over the export's worker processes.
+
+Why: read in the driver alone, such a file is parsed twice and every trace's record is built
+in one process (about 0.3 ms a trace), while the workers of the export sit idle. Here the
+driver only plans; the workers read the lines:
+
+1. **First pass** (a chunk of whole lines per task, cut as runs files are): each worker
+   parses its lines (orjson) and sends back, per line, its place in the file, its span
+   count and its trace ids in the order of their first span. The driver learns each
+   trace's first and last line, exactly the serial first pass's knowledge.
+2. **Plan**: the traces in the serial order (by the line of their last span, then their
+   first span on it) are cut into jobs of about :data:`JOB_TRACES`; a job is the lines from
+   the first line of any of its traces to the last, plus the few trace ids that go on past
+   its end (another job's), so the worker can tell its own traces from the others there.
+3. **Second pass**: the worker decodes its lines as the serial reader does, gathers its
+   traces' spans, numbers each span as the serial reader does (its place in the file), and
+   sends back the encoded records and their run ids, which the driver checks against the
+   trace ids it expected and the run ids already given.
+
+The driver stays the only writer and takes the jobs back in order. Anything unusual gives
+the serial path the file instead: a line orjson refuses or that is no export request, a
+trace spread so wide that the jobs would read the file over :data:`MAX_REREAD` times, and,
+during the second pass, any error in a worker, an unexpected trace or a run id given
+already. That path reads the file from its start and goes on from the first record not yet
+written, so the records, their order and the error raised are always the serial ones.
+"""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from toolscore_export.parallel import CHUNK_BYTES, Chunk, EncodedRecords, Workers, _spans
+from toolscore_export.per_trace import decoded_line, otel_modules, trace_key, trace_run_of
+from toolscore_export.record import SourceRef
+from toolscore_export.run_span import RunSpans
+
+MIN_BYTES = 1 << 20  # a smaller source is read in the driver: fewer traces than one job's worth of gain
+JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB of lines back
+JOB_BYTES = 4 << 20  # fewer traces per job when their lines are large
+MAX_REREAD = 3  # jobs reading more than this many times the file's bytes (traces spread wide): serial
+_BOM = b"\xef\xbb\xbf"
+_MASK = (1 << 32) - 1
+
+LineKeys = tuple[int, int, int, int, tuple[str, ...]]  # line number, offset, size, spans, trace ids in first order
+
+
+def line_keys(chunk: Chunk) -> list[LineKeys] | None:
+    """First pass over a chunk (in a worker): each non-blank line's :data:`LineKeys`; None when a line is
+    not what the plan can rely on (orjson refuses it, it is no export request, a trace id is bad)."""
+    import orjson
+
+    _, spans = otel_modules()
+    found: list[LineKeys] = []
+    offset = chunk.offset
+    lines, _ = chunk.lines()
+    try:
+        for index, raw in enumerate(lines):
+            start, offset = offset, offset + len(raw)
+            number = chunk.first + index
+            body = raw.removeprefix(_BOM) if number == 1 else raw
+            if not body or body.isspace():
+                continue
+            request = orjson.loads(body)
+            if not spans.is_export_request(request):
+                return None
+            seen: dict[str, None] = {}
+            count = 0
+            for span_where, span in spans.iter_raw_spans(request, f"line {number}: $"):
+                seen[trace_key(span, span_where, spans)] = None
+                count += 1
+            found.append((number, start, len(raw), count, tuple(seen)))
+    except Exception:  # the serial path reads the file and words its error
+        return None
+    return found
+
+
+@attrs.frozen
+class TraceJob:
+    """The lines one worker reads for its traces: those ending from line ``start`` to the range's end."""
+
+    path: str
+    sha256: str
+    first: int  # the range's first line number
+    offset: int
+    size: int
+    order: int  # spans before the range (the serial reader numbers spans across the file)
+    start: int  # the first line whose ending traces are this job's
+    carried: frozenset[str]  # trace ids in the range that end after it (a later job's)
+
+
+def job_records(job: TraceJob) -> tuple[bytes, list[str]] | None:
+    """Second pass (in a worker): the encoded records of the job's traces and their trace ids, in the
+    serial order; None on any error (the serial path then raises it)."""
+    try:
+        return _job_records(job)
+    except Exception:  # the serial path reads the file and words its error
+        return None
+
+
+def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
+    from toolscore_export.canonical import prepared_bytes
+    from toolscore_export.record import build_record
+    from toolscore_export.sources import OTLP_FORMAT, TRACE
+    from toolscore_export.trace_batches import current_context
+
+    context = current_context()
+    otel, spans = otel_modules()
+    path = Path(job.path)
+    gathered: dict[str, list[tuple[Any, str, int]]] = {}  # trace id -> (raw span, place, order)
+    last: dict[str, int] = {}  # trace id -> the line of its last span in the range
+    ending: list[tuple[int, tuple[str, ...]]] = []  # from line ``start``: each line's trace ids in first order
+    order = job.order
+    lines, _ = Chunk(path=job.path, sha256="", first=job.first, offset=job.offset, size=job.size, final=False,
+                     latest=None, attempts={}).lines()
+    for index, raw in enumerate(lines):
+        number = job.first + index
+        body = raw.removeprefix(_BOM) if number == 1 else raw
+        if not body or body.isspace():
+            continue
+        where, request = decoded_line(path, number, body, spans)
+        seen: dict[str, None] = {}
+        for span_where, span in spans.iter_raw_spans(request, where):
+            key = trace_key(span, span_where, spans)
+            seen[key] = None
+            gathered.setdefault(key, []).append((span, span_where, order))
+            last[key] = number
+            order += 1
+        if number >= job.start:
+            ending.append((number, tuple(seen)))
+    adapter = otel.OtelAdapter()
+    source = SourceRef(TRACE, path.name, job.sha256, format=OTLP_FORMAT)
+    out: list[bytes] = []
+    keys: list[str] = []
+    for number, seen_keys in ending:
+        for key in seen_keys:
+            if last[key] != number or key in job.carried:
+                continue
+            run_spans = RunSpans()
+            decoded = []
+            for span, span_where, span_order in gathered.pop(key):
+                decoded.append(spans.otlp_span(span, span_where, span_order, otel.wanted))
+                run_spans.add(span, key)
+            run = trace_run_of(adapter, key, decoded, run_spans, source, gold=context.gold, pm=context.pm)
+            out.append(prepared_bytes(build_record(run), sort_keys=False))
+            out.append(b"\n")
+            keys.append(key)
+    return b"".join(out), keys
+
+
+@attrs.define
+class _Lines:
+    """The first pass's facts of the source's non-blank lines (flat arrays: a few words a line) and
+    each trace's first and last line (``first << 32 | last``, by line index)."""
+
+    numbers: array[int] = attrs.field(factory=lambda: array("Q"))
+    offsets: array[int] = attrs.field(factory=lambda: array("Q"))
+    ends: array[int] = attrs.field(factory=lambda: array("Q"))
+    orders: array[int] = attrs.field(factory=lambda: array("Q"))  # spans before the line
+    bounds: dict[str, int] = attrs.field(factory=dict)
+    spans: int = 0
+
+    def add(self, number: int, offset: int, size: int, count: int, keys: tuple[str, ...]) -> None:
+        index = len(self.numbers)
+        self.orders.append(self.spans)
+        self.spans += count
+        self.numbers.append(number)
+        self.offsets.append(offset)
+        self.ends.append(offset + size)
+        bounds = self.bounds
+        for key in keys:
+            seen = bounds.get(key)
+            bounds[key] = (index << 32 if seen is None else seen & ~_MASK) | index
+
+
+def first_pass(path: Path, workers: Workers) -> _Lines | None:
+    """The lines and traces of ``path``, read by ``workers`` (None: the serial path must read it)."""
+    lines = _Lines()
+    chunks = (Chunk(path=str(path), sha256="", first=first, offset=offset, size=size, final=final, latest=None,
+                    attempts={}) for first, offset, size, _, final in _spans(path, CHUNK_BYTES))
+    for found in workers.ordered(line_keys, chunks):
+        if found is None:
+            return None
+        for number, offset, size, count, keys in found:
+            lines.add(number, offset, size, count, keys)
+    return lines
+
+
+@attrs.frozen
+class Plan:
+    """The jobs' cuts: the last line index of each job, the first line index it reads, and what it carries."""
+
+    cuts: list[int]
+    starts: list[int]
+    carried: list[frozenset[str]]
+    counts: list[int]  # the traces of each job
+
+
+def plan(lines: _Lines, file_size: int) -> Plan | None:
+    """Jobs of about :data:`JOB_TRACES` traces each, in the serial order; None when they would read
+    the file over :data:`MAX_REREAD` times (the serial path is then cheaper)."""
+    count = len(lines.numbers)
+    ending = array("Q", bytes(8 * count))  # traces whose last span is on each line
+    reach = array("Q", range(count))  # the first line of the traces ending on each line
+    for packed in lines.bounds.values():
+        first, last = packed >> 32, packed & _MASK
+        ending[last] += 1
+        reach[last] = min(reach[last], first)
+    cuts: list[int] = []
+    starts: list[int] = []
+    counts: list[int] = []
+    read = 0
+    traces, low = 0, count
+    for index in range(count):
+        traces += ending[index]
+        low = min(low, reach[index])
+        if traces and (traces >= JOB_TRACES or lines.ends[index] - lines.offsets[low] >= JOB_BYTES
+                       or index == count - 1):
+            cuts.append(index)
+            starts.append(low)
+            counts.append(traces)
+            read += lines.ends[index] - lines.offsets[low]
+            traces, low = 0, count
+    if read > MAX_REREAD * max(file_size, 1):
+        return None
+    carried: list[set[str]] = [set() for _ in cuts]
+    for key, packed in lines.bounds.items():
+        first, last = packed >> 32, packed & _MASK
+        job = bisect.bisect_left(cuts, first)
+        while job < len(cuts) and cuts[job] < last:  # the trace goes on past this job's last line
+            carried[job].add(key)
+            job += 1
+    return Plan(cuts, starts, [frozenset(c) for c in carried], counts)
+
+
+def _jobs(path: Path, sha256: str, lines: _Lines, cuts: Plan) -> Iterator[TraceJob]:
+    previous = -1
+    for cut, low, carried in zip(cuts.cuts, cuts.starts, cuts.carried, strict=True):
+        yield TraceJob(path=str(path), sha256=sha256, first=lines.numbers[low], offset=lines.offsets[low],
+                       size=lines.ends[cut] - lines.offsets[low], order=lines.orders[low],
+                       start=lines.numbers[previous + 1], carried=carried)
+        previous = cut
+
+
+def pooled_records(path: Path, sha256: str, workers: Workers,
+                   run_ids: set[str]) -> Generator[EncodedRecords, None, int | None]:
+    """The records of an OTLP JSON Lines source, one per trace, encoded by ``workers`` in the serial order.
+
+    Returns None when every record was given, else how many were (the serial path goes on
+    from there: see the module docstring). ``run_ids`` gets the run id of each record given.
+    """
+    lines = first_pass(path, workers)
+    cuts = plan(lines, path.stat().st_size) if lines is not None else None
+    if lines is None or cuts is None:
+        return 0
+    done = 0
+    prefix = f"{path.name}#"
+    previous = -1
+    results = workers.ordered(job_records, _jobs(path, sha256, lines, cuts))
+    for cut, count, result in zip(cuts.cuts, cuts.counts, results, strict=True):
+        if result is None:
+            return done
+        data, keys = result
+        ids = [prefix + key for key in keys]
+        if not _expected(lines.bounds, keys, count, previous, cut) or any(i in run_ids for i in ids):
+            return done
+        for key in keys:
+            del lines.bounds[key]
+        run_ids.update(ids)
+        done += len(keys)
+        previous = cut
+        yield EncodedRecords(data, len(keys))
+    return None
+
+
+def _expected(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
+    """Whether ``keys`` are exactly the ``count`` traces the first pass saw end after line ``previous``,
+    up to ``cut`` (a worker's keys are distinct: it gives each trace once)."""
+    return len(keys) == count and all(key in bounds and previous < bounds[key] & _MASK <= cut for key in keys)
+
+
+__all__ = ["JOB_TRACES", "MIN_BYTES", "TraceJob", "first_pass", "job_records", "line_keys", "plan",
+           "pooled_records"]
