@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.kernel import readlimits
+from toolscore_adapters.protocols import otel_json
 
 ANSWER_KEYS = ("gen_ai.output.messages", "ai.response.text")
 
@@ -27,7 +27,7 @@ def answer_text(attributes: dict[str, Any]) -> str | None:
     messages = attributes.get("gen_ai.output.messages")
     if isinstance(messages, str):
         try:
-            messages = readlimits.loads(messages)
+            messages = otel_json.loads(messages)
         except (ValueError, RecursionError):  # bad JSON, or past the read limits (an InputError)
             return None  # malformed content is not worth failing a trace over: no answer known
     if not isinstance(messages, list):

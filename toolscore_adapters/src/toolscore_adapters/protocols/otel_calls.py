@@ -23,13 +23,13 @@ from typing import Any
 
 import attrs
 
+from toolscore_adapters.protocols import otel_json
 from toolscore_adapters.protocols.mcp_result import (
     looks_like_call_tool_result,
     read_call_tool_result,
 )
 from toolscore_adapters.protocols.otel_spans import STATUS_ERROR, STATUS_OK, Span
 from toolscore_core import InputError, ToolCall
-from toolscore_core.kernel import readlimits
 
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "function.name", "ai.toolCall.name")
 CALL_ID_KEYS = ("gen_ai.tool.call.id", "ai.toolCall.id", "tool_call.id", "tool.call.id", "tool.id")
@@ -152,7 +152,7 @@ def _arguments(span: Span) -> tuple[dict[str, Any] | None, dict[str, Any] | None
         if not value.strip():
             return {}, None
         try:  # within the kernel's read limits: nesting, integer length, lone surrogates
-            parsed = readlimits.loads(value, location=where, what="tool-call arguments are")
+            parsed = otel_json.loads(value, location=where, what="tool-call arguments are")
         except json.JSONDecodeError as exc:
             return None, {"raw_arguments": value, "arguments_error": f"not valid JSON: {exc.msg} (character {exc.pos})"}
         if isinstance(parsed, dict):
@@ -171,7 +171,7 @@ def _result(span: Span) -> tuple[Any, Any, bool, bool | None, str | None]:
     # only an MCP CallToolResult serialised as JSON is opened, to read its isError and text.
     if isinstance(value, str) and value.startswith("{") and '"content"' in value[:64]:
         with contextlib.suppress(ValueError, RecursionError):  # InputError is a ValueError too
-            value = readlimits.loads(value)
+            value = otel_json.loads(value)
     if looks_like_call_tool_result(value):
         result, structured, is_error, error = read_call_tool_result(value)
         return result, structured, True, is_error, error

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolscore_adapters.protocols import otel_json
 from toolscore_core import ToolCall
-from toolscore_core.kernel import readlimits
 
 OUTPUT_KEY = "gen_ai.output.messages"
 INPUT_KEY = "gen_ai.input.messages"
@@ -23,7 +23,7 @@ INPUT_KEY = "gen_ai.input.messages"
 def _messages(value: Any) -> list[Any]:
     if isinstance(value, str):
         try:
-            value = readlimits.loads(value)
+            value = otel_json.loads(value)
         except (ValueError, RecursionError):  # bad JSON, or past the read limits (an InputError)
             return []  # content we cannot read adds no calls; the tool spans still count
     return value if isinstance(value, list) else []
@@ -82,7 +82,7 @@ class RequestedCalls:
         raw = part.get("arguments")
         if isinstance(raw, str):
             try:
-                raw = readlimits.loads(raw) if raw.strip() else {}
+                raw = otel_json.loads(raw) if raw.strip() else {}
             except (ValueError, RecursionError):  # bad JSON, or past the read limits (an InputError)
                 raw = None
         args = raw if isinstance(raw, dict) else None

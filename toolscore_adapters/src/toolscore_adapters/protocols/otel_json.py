@@ -1,0 +1,33 @@
+"""JSON text inside span attributes (arguments, results, messages), read as the kernel reads it.
+
+Why: a tool span's arguments are a short JSON text, and ``readlimits.loads`` reaches the C
+scanner through four Python calls and two regular-expression matches (1.5 us for
+``{"path": "notes/todo.md"}``, against 0.25 us for the scan itself); a trace file of a few
+calls parses several such texts. Here a text that the scanner reads whole from its first
+character (no surrounding whitespace, no byte-order mark) is settled by the kernel's
+:func:`~toolscore_core.kernel.readlimits.settle` directly; anything else, and every error,
+goes through ``readlimits.loads`` itself, so values, limits and errors are the kernel's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from toolscore_core.kernel import readlimits
+
+# json.loads uses a decoder with these (default) options; its scanner reads the same values.
+# (scan_once is set in JSONDecoder.__init__, which the type stubs do not declare.)
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def loads(text: str, *, location: str | None = None, what: str = "is") -> Any:
+    """``readlimits.loads(text, location=location, what=what)``: the same value, or the same error."""
+    try:
+        value, end = _scan(text, 0)
+    except Exception:  # not a value at 0, or past a limit: the kernel's reader says which, in its words
+        return readlimits.loads(text, location=location, what=what)
+    if end != len(text):  # whitespace or more data after the value: the kernel's reader decides
+        return readlimits.loads(text, location=location, what=what)
+    return readlimits.settle(value, text, location=location, what=what)
