@@ -1,4 +1,4 @@
-"""The otel adapter's short JSON reader against the kernel's: ``otel_json.loads`` must answer what
+"""The otel adapter's short cuts against what they stand for. Its short JSON reader against the kernel's: ``otel_json.loads`` must answer what
 ``readlimits.loads`` answers (the same value, or the same error with the same place), on texts
 made to break it (whitespace, a byte-order mark, extra data, deep nesting, long integers, lone
 surrogates, NaN) and on every attribute text of the OTLP fixtures and of random GenAI/MCP requests.
@@ -13,8 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from toolscore_adapters.protocols import otel_json, otel_spans
-from toolscore_core import InputError
+from toolscore_adapters.protocols.otel_spans import Span
+from toolscore_core import InputError, ToolCall
 from toolscore_core.kernel import readlimits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +44,17 @@ def fixture_requests() -> list[tuple[str, Any]]:
         lines = text.splitlines() if path.suffix == ".jsonl" else [text]
         out += [(path.name, json.loads(line)) for line in lines if line.strip()]
     return out
+
+
+def test_the_positional_constructions_follow_the_fields() -> None:
+    """``_otlp_span`` builds a Span, ``span_call`` a ToolCall, with positional arguments in field
+    order, passing the defaults of the fields it does not set (test_otel_merge_fast pins the
+    ToolCall and SpanCall fields): a field added or moved must be added or moved there too."""
+    assert [f.name for f in attrs.fields(Span)] == [
+        "name", "attributes", "trace_id", "span_id", "parent_id", "start_ns", "end_ns", "status_code",
+        "status_message", "events", "order", "where"]
+    fields = attrs.fields(ToolCall)
+    assert (fields.denied.default, fields.denied_reason.default, fields.index.default) == (False, None, None)
 
 
 def test_every_fixture_is_an_otlp_export() -> None:

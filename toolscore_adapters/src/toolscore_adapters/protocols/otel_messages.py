@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from toolscore_adapters.protocols import otel_json
 from toolscore_core import ToolCall
 
@@ -93,8 +95,6 @@ class RequestedCalls:
 
     def unexecuted(self, executed_ids: set[str]) -> list[tuple[int, int, ToolCall]]:
         """Requested calls with no execution span, given a response when one names them."""
-        import attrs
-
         out: list[tuple[int, int, ToolCall]] = []
         for time_ns, order, call in self.requested:
             if call.id is not None and call.id in executed_ids:
