@@ -246,6 +246,17 @@ def attribute_texts(request: Any) -> list[str]:
     return texts
 
 
+def test_an_attribute_reads_as_any_value_reads_its_value() -> None:
+    """key_values' inline reading of a ``stringValue`` or a lone ``boolValue`` against :func:`any_value`."""
+    rng = random.Random(16)
+    values = [_odd_value(rng) for _ in range(3000)] + [
+        {"stringValue": "a", "boolValue": True}, {"boolValue": True, "string_value": "s"}, {"boolValue": False},
+        {"stringValue": None, "intValue": 1}, {"boolValue": 1, "bool_value": 2}, {"stringValue": "x", "string_value": "y"}]
+    for value in values:
+        assert outcome(otel_spans.key_values, [{"key": "k", "value": value}], "$") == outcome(
+            lambda v: {"k": otel_spans.any_value(v, "$[0].value")}, value), value
+
+
 # ---------------------------------------------------------------- JSON text inside attributes
 
 def test_json_text_reads_as_the_kernel_reads_it() -> None:

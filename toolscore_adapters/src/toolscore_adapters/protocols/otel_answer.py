@@ -16,7 +16,9 @@ ANSWER_KEYS = ("gen_ai.output.messages", "ai.response.text")
 
 
 def carries_answer(attributes: dict[str, Any]) -> bool:
-    return any(attributes.get(key) is not None for key in ANSWER_KEYS)
+    # ANSWER_KEYS spelled out: asked of nearly every span, where any() over a generator cost
+    # more than the two lookups
+    return attributes.get("gen_ai.output.messages") is not None or attributes.get("ai.response.text") is not None
 
 
 def answer_text(attributes: dict[str, Any]) -> str | None:

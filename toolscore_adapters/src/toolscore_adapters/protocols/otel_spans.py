@@ -104,18 +104,20 @@ def key_values(items: Any, where: str, field: str = "") -> dict[str, Any]:
     """A list of ``{"key": K, "value": AnyValue}`` as a plain dict.
 
     Most attribute values are plain strings: they take a fast path that builds no
-    location text (places are only spelled out when something is wrong).
+    location text (places are only spelled out when something is wrong). A ``stringValue``
+    is the value whatever else the AnyValue holds (:func:`any_value` looks at it first);
+    a ``boolValue`` only when it is alone (a ``string_value`` beside it would come first).
     """
     out: dict[str, Any] = {}
     for i, item in enumerate(_list(items, where, field)):
         if type(item) is dict:
             key = item.get("key")
             value = item.get("value")
-            if type(key) is str and type(value) is dict and len(value) == 1:
+            if type(key) is str and type(value) is dict:
                 if "stringValue" in value:
                     out[key] = value["stringValue"]
                     continue
-                if "boolValue" in value:
+                if "boolValue" in value and len(value) == 1:
                     out[key] = value["boolValue"]
                     continue
         place = f"{where}{field}[{i}]"
