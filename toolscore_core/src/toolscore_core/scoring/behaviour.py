@@ -51,8 +51,13 @@ def _blind_retries(calls: Sequence[ToolCall], keys: Sequence[Any], repeats: Coun
     return retries
 
 
-def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str, Any], list[Finding]]:
+def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any] | None = None, *,
+               arg_keys: Sequence[Any] | None = None) -> tuple[dict[str, Any], list[Finding]]:
     """Failed calls, blind retries and loops.
+
+    ``keys``: :func:`call_key` of each call. Without them, ``arg_keys`` (``canonical(call.args)``
+    of each call, as the evaluation has them) or nothing: the keys are then built only when
+    some argument set occurs twice (see :func:`_repeated_keys`).
 
     - ``error_count`` / ``error_rate``: calls known to have failed (``is_error`` True);
       denied calls are counted apart (``denied_count``), unknown outcomes too.
@@ -69,8 +74,10 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
         unknown = sum(1 for c in calls if c.is_error is None and not c.denied)
     else:
         unknown = sum(map(is_, outcomes, repeat(None)))
+    if keys is None:
+        keys = _repeated_keys(calls, arg_keys)
     repeats = Counter(keys)
-    retries = _blind_retries(calls, keys, repeats) if failed and any(repeats[keys[i]] > 1 for i in failed) else []
+    retries = _blind_retries(calls, keys, repeats) if failed and keys and any(repeats[keys[i]] > 1 for i in failed) else []
     identical = len(keys) - len(repeats)  # the sum of n - 1 over the counts n
     durations = [c.duration for c in calls if c.duration is not None]
     # Arguments the model wrote that are not a JSON object (an answer cut off by max_tokens,
@@ -135,6 +142,20 @@ def efficiency(calls: Sequence[ToolCall], keys: Sequence[Any]) -> tuple[dict[str
             details={"category": "behavior", "count": n},
         ))
     return figures, findings
+
+
+def _repeated_keys(calls: Sequence[ToolCall], arg_keys: Sequence[Any] | None) -> Sequence[Any]:
+    """:func:`call_key` of each call, or an empty list when no two calls have equal arguments.
+
+    Why: two calls with equal keys have equal arguments, so when every argument set is
+    distinct no call repeats another, and the per-call ``(tool, arguments)`` pairs and their
+    counter (most of ``efficiency`` on a 10k-call trace) are not needed: an empty list gives
+    the same figures (no repeat, so no identical call, no blind retry and no loop)."""
+    if arg_keys is None:
+        arg_keys = [canonical(call.args) for call in calls]
+    if len(set(arg_keys)) == len(arg_keys):
+        return []
+    return [(call.tool, key) for call, key in zip(calls, arg_keys, strict=True)]
 
 
 def _invalid_arguments_finding(calls: Sequence[ToolCall], invalid: list[int]) -> Finding:

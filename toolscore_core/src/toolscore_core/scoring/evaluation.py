@@ -295,16 +295,17 @@ def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> 
     findings: list[Finding | _Later] = []
     later = _Counted(findings)
     for k, (i, j, tool_match, mismatched) in enumerate(outline):
-        if i is not None and (j is None or not tool_match):
-            later.add("missing-call", _missing_call, expected[i].tool, i, j, calls)
-        if j is not None and (i is None or not tool_match):
-            later.add("unexpected-call", _with_row, _unexpected_call, calls[j].tool, j, row_at, k)
-        if i is not None and j is not None and tool_match:
+        if tool_match and i is not None and j is not None:  # the usual row, tested first: neither branch below
             call = calls[j]
             if mismatched:
                 later.add("argument-mismatch", _with_row, _argument_mismatch, call, i, j, row_at, k)
             if call.denied or call.is_error is True:  # an unknown outcome is not a failure
                 later.add("required-call-failed", _required_call_failed, call, i, j)
+            continue
+        if i is not None and (j is None or not tool_match):
+            later.add("missing-call", _missing_call, expected[i].tool, i, j, calls)
+        if j is not None and (i is None or not tool_match):
+            later.add("unexpected-call", _with_row, _unexpected_call, calls[j].tool, j, row_at, k)
     return findings
 
 
@@ -583,8 +584,7 @@ def _evaluate_loaded(
         results[name] = _check_result(name, metric.compute(context))
     score = _combine(results, normalised)
 
-    keys = [(c.tool, k) for c, k in zip(calls, arg_keys, strict=True)]
-    efficiency_metrics, behaviour_findings = efficiency(calls, keys)
+    efficiency_metrics, behaviour_findings = efficiency(calls, arg_keys=arg_keys)
     security_metrics, security_findings = security(calls)
     violations, policy_findings = policy(calls, rules)
     honesty_metrics, honesty_findings = honesty(calls, trace.final_answer)

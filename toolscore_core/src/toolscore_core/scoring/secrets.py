@@ -329,7 +329,7 @@ def _flat_batch_strings(batch: Sequence[Any]) -> list[str] | None:
         return None
     if not _STR.issuperset(map(type, chain.from_iterable(batch))):  # types first: no key is hashed again unless a str
         return None
-    keys = set(chain.from_iterable(batch))
+    keys = set().union(*batch)  # exact dicts of exact str keys: their stored hashes, no __hash__ or __eq__ of ours
     values = list(chain.from_iterable(map(dict.values, batch)))
     kinds = set(map(type, values))
     if not _FLAT_VALUES.issuperset(kinds):
@@ -356,7 +356,35 @@ def _flat_strings(args: dict[Any, Any], texts: list[str]) -> bool:
 
 def _has_anchor(texts: list[str]) -> bool:
     joined = "\x00".join(texts)
-    return any(anchor in joined for anchor in _SEARCHED)
+    return any(probe in joined and any(anchor in joined for anchor in group) for probe, group in _PROBED)
+
+
+def _probed(anchors: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``anchors`` grouped under one character of each: (character, the anchors holding it).
+
+    Why: a text that lacks a character holds no anchor containing it, and a one-character
+    search is a ``memchr``, many times faster than the search of a longer needle; the ~25
+    anchor searches over a clean batch's text were a quarter of ``security``. Each anchor
+    goes under its character least likely in ordinary text (:func:`_probe_rank`), so the
+    probe usually rules its whole group out."""
+    groups: dict[str, list[str]] = {}
+    for anchor in anchors:
+        probe = min(anchor, key=_probe_rank)
+        groups.setdefault(probe, []).append(anchor)
+    return tuple((probe, tuple(group)) for probe, group in groups.items())
+
+
+_COMMON = " etaoinsrhldcumfpgwybvkxjqz"  # lower-case letters and the space, the most common first
+
+
+def _probe_rank(char: str) -> tuple[int, int]:
+    """Rarer characters first: any character not in :data:`_COMMON` (punctuation, capitals,
+    digits) before the lower-case letters, which go rarest first."""
+    at = _COMMON.find(char)
+    return (0, 0) if at < 0 else (1, -at)
+
+
+_PROBED = _probed(_SEARCHED)
 
 
 def scan_text(text: str) -> list[tuple[str, int, int]]:
