@@ -7,6 +7,8 @@ calls parses several such texts. Here a text that the scanner reads whole from i
 character (no surrounding whitespace, no byte-order mark) is settled by the kernel's
 :func:`~toolscore_core.kernel.readlimits.settle` directly; anything else, and every error,
 goes through ``readlimits.loads`` itself, so values, limits and errors are the kernel's.
+The two tests that let ``settle`` return a value untouched are asked here first (a text with
+no more brackets than the nesting limit and no backslash): two calls fewer per text.
 """
 
 from __future__ import annotations
@@ -30,4 +32,6 @@ def loads(text: str, *, location: str | None = None, what: str = "is") -> Any:
         return readlimits.loads(text, location=location, what=what)
     if end != len(text):  # whitespace or more data after the value: the kernel's reader decides
         return readlimits.loads(text, location=location, what=what)
+    if "\\" not in text and text.count("[") + text.count("{") <= readlimits.MAX_NESTING:
+        return value  # what settle answers: too few brackets to be too deep, no escape to make a surrogate
     return readlimits.settle(value, text, location=location, what=what)
