@@ -18,7 +18,12 @@ from toolscore_core.kernel.traces import load_trace_file
 from toolscore_core.scoring import secrets
 from toolscore_core.scoring.behaviour import efficiency, security
 from toolscore_core.scoring.matchers import canonical
-from toolscore_core.scoring.modes import _known_symbols, _shared_symbols, lcs_length
+from toolscore_core.scoring.modes import (
+    _first_difference,
+    _known_symbols,
+    _shared_symbols,
+    lcs_length,
+)
 from toolscore_core.scoring.secrets import find_secrets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,6 +187,25 @@ def test_lcs_length_with_foreign_symbols_matches_the_table() -> None:
         assert _lcs_reference(a, b) <= _known_symbols(a, b)
         assert _shared_symbols(a, b) <= _known_symbols(a, b)
         assert _known_symbols(a, b) == _known_symbols(tuple(a), tuple(b))  # the counting and the set path agree
+
+
+def test_first_difference_is_where_a_walk_one_symbol_at_a_time_stops() -> None:
+    rng = random.Random(5107)
+    for _ in range(3000):
+        a = [rng.choice("abc") for _ in range(rng.randrange(1, 150))]
+        b = list(a)
+        i = rng.randrange(len(a))
+        j = i
+        step = rng.randrange(1, len(a) - i + 1)
+        at = i + rng.randrange(step)
+        b[at] = "x"  # one difference below step at least, maybe more after it
+        for k in range(at + 1, len(b)):
+            if rng.random() < 0.1:
+                b[k] = "y"
+        walked = 0
+        while a[i + walked] == b[j + walked]:
+            walked += 1
+        assert _first_difference(a, i, b, j, step) == walked == at - i
 
 
 def test_lcs_length_of_every_fixture_against_its_reverse_matches_the_table() -> None:

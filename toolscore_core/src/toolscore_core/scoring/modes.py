@@ -151,9 +151,7 @@ def _greedy_common(a: Sequence[Any], b: Sequence[Any]) -> int:
         if a[i:i + step] == b[j:j + step]:  # long equal runs go by in C
             i, j, count = i + step, j + step, count + step
             continue
-        same = 0  # the first difference is within these ``step`` symbols
-        while a[i + same] == b[j + same]:
-            same += 1
+        same = _first_difference(a, i, b, j, step)
         i, j, count = i + same, j + same, count + same
         searches -= 1
         if searches < 0:  # what was counted so far is still a common subsequence
@@ -168,6 +166,29 @@ def _greedy_common(a: Sequence[Any], b: Sequence[Any]) -> int:
                 break
             i, j = i + 1, j + 1
     return count
+
+
+SHORT_WALK = 4  # below this many symbols the first difference is found one symbol at a time
+
+
+def _first_difference(a: Sequence[Any], i: int, b: Sequence[Any], j: int, step: int) -> int:
+    """The first offset at which ``a[i:]`` and ``b[j:]`` differ, knowing it is below ``step``.
+
+    Why: a call of a wrong tool every few dozen calls put a difference in nearly every chunk
+    of :func:`_greedy_common`, and walking to it one symbol at a time was most of its cost;
+    halving the chunk with C-level slice comparisons takes a handful of steps. Symbols are
+    compared as the walk and the slices compare them (a symbol equal to itself, as a tool
+    name always is, is equal however it is compared)."""
+    lo, hi = 0, step  # a[i:i + lo] == b[j:j + lo], and they differ before hi
+    while hi - lo > SHORT_WALK:
+        mid = (lo + hi) // 2
+        if a[i + lo:i + mid] == b[j + lo:j + mid]:
+            lo = mid
+        else:
+            hi = mid
+    while a[i + lo] == b[j + lo]:
+        lo += 1
+    return lo
 
 
 def _known_symbols(a: Sequence[Any], b: Sequence[Any]) -> int:
