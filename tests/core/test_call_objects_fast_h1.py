@@ -21,6 +21,7 @@ import pytest
 
 from toolscore_core.builtin import adapters
 from toolscore_core.builtin.adapters import CustomCallListAdapter, _plain_calls
+from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.model import (
     ExpectedCall,
     ExpectedCallDraft,
@@ -183,3 +184,161 @@ def test_a_draft_is_never_handed_out() -> None:
     assert {type(c) for c in calls} == {ToolCall} and {type(c) for c in gold} == {ExpectedCall}
     assert ToolCallDraft.__slots__ == () and ExpectedCallDraft.__slots__ == ()
     assert ToolCallDraft.__setattr__ is object.__setattr__ and ToolCallDraft.__delattr__ is object.__delattr__
+
+
+class _Name(str):
+    """A str subclass as an argument name: accepted as a name, never taken for a matcher form."""
+
+
+_OTHER_KEYS = ["name", "arguments", "metadata", "cost", "extra", "denied", "provider"]
+
+
+def _any_call(rng: random.Random) -> Any:
+    """A call dict that may or may not be plain: extra keys, wrong types, missing tool."""
+    if rng.random() < 0.03:
+        return rng.choice([None, "search", ["tool"], ToolCall(tool="t")])
+    call = _plain_call(rng)
+    roll = rng.random()
+    if roll < 0.1:
+        call[rng.choice(_OTHER_KEYS)] = _value(rng, _TEXTS)
+    elif roll < 0.15:
+        del call["tool"]
+    elif roll < 0.25:
+        key = rng.choice(["tool", "args", "id", "is_error", "error", "duration"])
+        call[key] = rng.choice([7, "", "x", [], {"a": 1}, 1.5, True, "{\"q\": 1}"])
+    return call
+
+
+def _by_detection(data: Any) -> Any:
+    """The route every list took before: ask the adapters, then load with the chosen one."""
+    from toolscore_core.kernel import traces
+
+    try:
+        adapter = traces.detect_adapter(data)
+        return repr(traces._mark(adapter.load(data), adapter.name))
+    except Exception as exc:  # the same error both ways is what is compared
+        return ("error", type(exc).__name__, str(exc))
+
+
+def _by_load_trace(data: Any) -> Any:
+    from toolscore_core.kernel.traces import load_trace
+
+    try:
+        return repr(load_trace(data))
+    except Exception as exc:
+        return ("error", type(exc).__name__, str(exc))
+
+
+def test_lists_read_without_detection_read_as_detection_reads_them() -> None:
+    rng = random.Random(1204)
+    kinds = set()
+    for _ in range(400):
+        data = [_any_call(rng) for _ in range(rng.randrange(0, 5))]
+        fast, general = _by_load_trace(data), _by_detection(data)
+        assert fast == general, data
+        kinds.add(fast[0] if isinstance(fast, tuple) else "custom" in fast)
+    assert kinds == {"error", True}  # errors and reads both came up
+
+
+def test_a_plain_list_is_read_without_asking_detect(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_core.kernel.traces import load_trace
+
+    asked: list[int] = []
+    real = CustomCallListAdapter.detect
+
+    def counted(self: Any, data: Any) -> float:
+        asked.append(len(data) if isinstance(data, list) else -1)
+        return real(self, data)
+
+    monkeypatch.setattr(CustomCallListAdapter, "detect", counted)
+    plain = [{"tool": "a", "args": {"x": 1}, "result": "ok"}, {"tool": "b", "duration": 0.5}]
+    trace = load_trace(plain)
+    assert asked == [] and trace.source_format == "custom" and [c.tool for c in trace.calls] == ["a", "b"]
+    load_trace([*plain, {"tool": "c", "cost": 0.1}])  # not plain: detection asks, as before
+    assert asked and set(asked) == {3}
+
+
+def test_a_plain_list_file_reads_as_detection_reads_it(tmp_path: Any) -> None:
+    import json
+
+    from toolscore_core.kernel import traces
+
+    rng = random.Random(1205)
+    read = 0
+    for n in range(40):
+        data = [_any_call(rng) for _ in range(rng.randrange(1, 5))]
+        try:
+            text = json.dumps(data, allow_nan=True)
+        except TypeError:
+            continue  # a ToolCall item: not a file's content
+        path = tmp_path / f"t{n}.json"
+        path.write_text(text, encoding="utf-8")
+        parsed = json.loads(text)
+        try:
+            got: Any = repr(traces.load_trace_file(path, allow_empty=True))
+        except Exception as exc:
+            got = ("error", type(exc).__name__, str(exc).replace(str(path), "F"))
+        try:
+            try:
+                adapter = traces._detect(parsed, traces.adapter_registry().instances(), str(path))
+                want: Any = repr(traces._mark(adapter.load(parsed), adapter.name))
+            except InputError as exc:
+                raise exc.with_file(path) from None  # as the file reader names the file
+        except Exception as exc:
+            want = ("error", type(exc).__name__, str(exc).replace(str(path), "F"))
+        assert got == want, data
+        read += "source_format='custom'" in got
+    assert read > 10
+
+
+def test_plain_calls_take_exactly_the_plain_keys() -> None:
+    """The key check counts the lookups; the rule it stands for is a subset test of the keys."""
+    rng = random.Random(1206)
+    keys = [*sorted(adapters._PLAIN_KEYS), *_OTHER_KEYS]
+    taken = set()
+    for _ in range(2000):
+        item = {key: None for key in rng.sample(keys, rng.randrange(0, 5))}
+        if rng.random() < 0.7:
+            item["tool"] = "t"
+        _, plain = _plain_calls([item])
+        assert plain == (item.get("tool") == "t" and item.keys() <= adapters._PLAIN_KEYS), item
+        taken.add(plain)
+    assert taken == {True, False}
+
+
+def _any_gold_item(rng: random.Random) -> Any:
+    if rng.random() < 0.03:
+        return rng.choice([None, "search", ["tool"], 3])
+    item = _gold_item(rng)
+    roll = rng.random()
+    if roll < 0.08:
+        item[rng.choice(["extra", "name", "forbidden"])] = 1
+    elif roll < 0.12:
+        del item["tool"]
+    elif roll < 0.2:
+        item[rng.choice(["tool", "args", "description"])] = rng.choice([None, 7, "", [], "x", {"a": 1}])
+    elif roll < 0.35 and isinstance(item.get("args"), dict):
+        item["args"][rng.choice([1, _Name("n"), _Name("$regex"), "a$b", "$literal", "$nope", (1, 2)])] = rng.choice(
+            ["v", {"$regex": "b"}, [{"$any": True}], {"n": 1}, [1]])
+    return item
+
+
+def _gold_read(items: list[Any], fast: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    with monkeypatch.context() as patched:
+        if not fast:
+            patched.setattr(contracts, "_plain_expected", lambda data, file, prefix: None)
+        try:
+            return repr(contracts.expected_calls(items, file="gold.json", prefix=["expected"]))
+        except Exception as exc:
+            return ("error", type(exc).__name__, str(exc))
+
+
+def test_gold_lists_of_any_shape_read_as_the_schema_path_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(1207)
+    outcomes = set()
+    for _ in range(600):
+        items = [_any_gold_item(rng) for _ in range(rng.randrange(0, 4))]
+        fast = _gold_read(items, True, monkeypatch)
+        assert fast == _gold_read(items, False, monkeypatch), items
+        outcomes.add(fast[0] if isinstance(fast, tuple) else "$" in fast)
+    assert outcomes == {"error", True, False}

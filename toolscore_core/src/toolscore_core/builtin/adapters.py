@@ -110,6 +110,15 @@ class CustomCallListAdapter(TraceAdapter):
         return Trace(calls=calls,
                      final_answer=final_answer, source_format=self.name, metadata=metadata)
 
+    def load_plain(self, data: Any) -> Trace | None:
+        """What :meth:`load` gives a list of plain calls (see ``_plain_calls``); None for anything else.
+
+        Why: such a list is one :meth:`detect` claims at 0.9 (dicts with "tool" and only
+        call fields), so the kernel reads it with this without asking ``detect`` first,
+        which walked every call before ``load`` walked them again."""
+        calls, all_plain = _plain_calls(data)
+        return Trace(calls=calls, source_format=self.name, metadata={}) if all_plain else None
+
     def _single(self, item: dict[str, Any]) -> Trace:
         """One call dict as the whole trace (how tool-scorer 1.10.0 read it)."""
         call = self._call(item, [])
@@ -224,29 +233,44 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
     draft, tool_call = ToolCallDraft, ToolCall
     built: list[ToolCall] = []
     append = built.append
-    plain_keys = _PLAIN_KEYS
+    missing = _MISSING
     for item in items:
-        if type(item) is not dict or not item.keys() <= plain_keys:
+        if type(item) is not dict:
             return (), False
         tool = item.get("tool")
-        args = item.get("args", _MISSING)
-        is_error = item.get("is_error")
-        error = item.get("error")
-        duration = item.get("duration")
-        ident = item.get("id")
-        if (type(tool) is not str or not tool or (args is not None and type(args) is not dict and args is not _MISSING)
+        args = item.get("args", missing)
+        is_error = item.get("is_error", missing)
+        error = item.get("error", missing)
+        duration = item.get("duration", missing)
+        ident = item.get("id", missing)
+        result = item.get("result", missing)
+        # no key but those of _PLAIN_KEYS: counted from the lookups (cheaper than comparing the keys)
+        if len(item) != (1 + (args is not missing) + (is_error is not missing) + (error is not missing)
+                         + (duration is not missing) + (ident is not missing) + (result is not missing)):
+            return (), False
+        if is_error is missing:
+            is_error = None
+        if error is missing:
+            error = None
+        if duration is missing:
+            duration = None
+        if ident is missing:
+            ident = None
+        if (type(tool) is not str or not tool or (args is not None and type(args) is not dict and args is not missing)
                 or (is_error is not None and type(is_error) is not bool)
                 or (error is not None and type(error) is not str)
                 or (duration is not None and type(duration) is not float and type(duration) is not int)
                 or (ident is not None and type(ident) is not str)):
             return (), False
-        if is_error is None and (error or "result" in item):
+        if is_error is None and (error or result is not missing):
             is_error = bool(error) or False  # an error message: failed; an answer and no error: succeeded
+        if result is missing:
+            result = None
         call = new(draft)
         call.tool = tool
-        call.args = {} if args is _MISSING else args
+        call.args = {} if args is missing else args
         call.id = ident
-        call.result = item.get("result")
+        call.result = result
         call.structured_result = None
         call.is_error = is_error
         call.error = error

@@ -187,8 +187,7 @@ def expected_calls(data: Any, *, file: str | Path | None = None, prefix: Sequenc
     return tuple(calls)
 
 
-_EXPECTED_KEYS = frozenset({"tool", "args", "description"})
-_CONTAINERS = frozenset({dict, list})  # the value types has_dollar_key looks into
+_ABSENT = object()  # a key the item does not have
 _EXPECTED_SLOTS = ("tool", "args", "description")
 # Filling a draft is only sound while ExpectedCall has exactly these fields and no validator
 # or converter, and the interpreter lets a draft become an ExpectedCall; otherwise every list
@@ -207,36 +206,47 @@ def _plain_expected(data: list[Any], file: str | Path | None,
     file three times (a third of reading it). An item that is a dict with only the keys
     tool/args/description, a non-empty str tool, dict-or-null args with str keys and a str
     description (when present) passes the schema, so it is built in the same pass, as a
-    draft (see ``model._draft_of``: plain stores, then ``__class__``). Anything else returns None before a single call is kept, and the caller
-    validates the whole list as before, with its error messages and paths.
+    draft (see ``model._draft_of``: plain stores, then ``__class__``). Anything else returns
+    None before a single call is kept, and the caller validates the whole list as before,
+    with its error messages and paths. The checks are plain lookups and one walk of each
+    item's argument names: comparing key views, joining the names and mapping the values'
+    types cost four times as much, the most of reading a gold list.
     """
     if not _EXPECTED_SOUND:
         return None
     new = object.__new__
     draft, expected_call = ExpectedCallDraft, ExpectedCall
-    keys = _EXPECTED_KEYS
+    absent = _ABSENT
     calls: list[ExpectedCall] = []
     append = calls.append
     forms: list[int] = []  # the items whose args hold a matcher form ($regex, ...)
     for i, item in enumerate(data):
-        if type(item) is not dict or not item.keys() <= keys:
+        if type(item) is not dict:
             return None
         tool = item.get("tool")
-        args = item.get("args")
-        description = item.get("description")
-        if type(tool) is not str or not tool or (description is None and "description" in item) or (
-                description is not None and type(description) is not str):
+        args = item.get("args", absent)
+        description = item.get("description", absent)
+        # no key but these three: counted from the lookups (cheaper than comparing the keys)
+        if (type(tool) is not str or not tool or len(item) != 1 + (args is not absent) + (description is not absent)
+                or (description is not absent and type(description) is not str)):
             return None
-        if args is not None:
+        if args is absent:
+            args = None
+        elif args is not None:
             if type(args) is not dict:
                 return None
-            try:
-                names = "".join(args)  # C-level: fails exactly when a key is not a str
-            except TypeError:
-                return None
-            # a "$" key, or a dict or list value to look into: only then walk the arguments
-            if ("$" in names or not _CONTAINERS.isdisjoint(map(type, args.values()))) and has_dollar_key(args):
+            walk = False  # whether has_dollar_key must look: only a "$" key or a dict or list value can hold a form
+            for key, value in args.items():
+                if type(key) is not str:
+                    if not isinstance(key, str):
+                        return None  # the schema path names the key
+                    walk = True
+                elif "$" in key or type(value) is dict or type(value) is list:
+                    walk = True
+            if walk and has_dollar_key(args):
                 forms.append(i)
+        if description is absent:
+            description = None
         call = new(draft)
         call.tool = tool
         call.args = args
