@@ -26,6 +26,7 @@ from toolscore_export.exporters import SUBJECT
 from toolscore_export.manifest import build_manifest, manifest_path, manifest_text
 from toolscore_export.parallel import EncodedRecords
 from toolscore_export.record import build_record
+from toolscore_export.same_file import file_id, may_be
 from toolscore_export.sources import Sources
 
 
@@ -64,8 +65,9 @@ def _check_output(output: Path, sources: list[Path]) -> None:
     if output.is_dir():
         raise InputError("is a folder, not a file", file=output)
     target = output.resolve() if output.exists() else None  # resolved once: an export may name many sources
+    target_id = file_id(output) if target is not None else None  # a source of another inode is not resolved
     for source in sources:
-        if target is not None and source.exists() and source.resolve() == target:
+        if target is not None and source.exists() and may_be(source, target_id) and source.resolve() == target:
             raise InputError("is also a source: the export would overwrite what it reads", file=output,
                              hint="Write the records to another file (-o)")
 

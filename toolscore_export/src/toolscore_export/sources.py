@@ -40,6 +40,7 @@ from toolscore_export.record import RunInput, SourceRef
 from toolscore_export.redaction import may_hold_a_secret
 from toolscore_export.row_check import surely_valid
 from toolscore_export.row_record import row_record
+from toolscore_export.same_file import SeenPaths
 
 RUN_ROW = "run-row"
 TRACE = "trace"
@@ -770,15 +771,13 @@ class Sources:
         encoded records."""
         from toolscore_core import InputError
 
-        resolved: dict[Path, Path] = {}
+        seen = SeenPaths()
         kinds, sizes, hashes = [], [], []
         self._held, held = {}, 0
         for index, path in enumerate(self.paths):
-            key = path.resolve()
-            if key in resolved:
-                raise InputError(f"is given twice (also as {resolved[key]})", file=path,
-                                 hint="Name each source file once")
-            resolved[key] = path
+            twin = seen.earlier(path)
+            if twin is not None:
+                raise InputError(f"is given twice (also as {twin})", file=path, hint="Name each source file once")
             kind, size, raw = look_at(path)
             kinds.append(kind)
             sizes.append(size)
