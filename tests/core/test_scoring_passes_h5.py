@@ -11,6 +11,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from toolscore_core.kernel.model import Finding, ToolCall
@@ -240,3 +241,64 @@ def test_efficiency_of_every_fixture_gives_what_call_keys_give() -> None:
         for trace in (calls, calls + calls[:3], calls + calls[:1] * 3):
             figures, findings = efficiency(trace, arg_keys=[canonical(c.args) for c in trace])
             assert (figures, findings) == _efficiency_general(trace)
+
+
+# --- findings: past the cap, one counted placeholder per code -------------------------
+
+
+def _differing(rng: random.Random, size: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Expected and actual calls with every kind of score finding: mismatches, failures,
+    denials, unknown outcomes, calls of other tools, missing and extra calls."""
+    expected, actual = [], []
+    for i in range(size):
+        tool = rng.choice(["a", "b", "c"])
+        args = {"q": f"item {i % 7}", "n": rng.choice([1, 2, "é"])}
+        expected.append({"tool": tool, "args": args})
+        roll = rng.random()
+        if roll < 0.1:
+            continue  # missing
+        call: dict[str, Any] = {"tool": tool if roll > 0.2 else "z", "args": dict(args),
+                                "result": "ok", "is_error": rng.choice([False, False, None])}
+        if rng.random() < 0.4:
+            call["args"]["q"] = "other"
+        if rng.random() < 0.2:
+            call.update(is_error=True, error="boom", result=None)
+        elif rng.random() < 0.05:
+            call["denied"] = True
+        actual.append(call)
+        if rng.random() < 0.1:
+            actual.append({"tool": rng.choice(["a", "y"]), "args": {"q": "extra"}, "result": "ok"})
+    return expected, actual
+
+
+def _findings_both_ways(monkeypatch: pytest.MonkeyPatch, expected: Any, actual: Any) -> None:
+    """The findings with every one of them given a builder (the general path) and with those
+    past the cap only counted are the same, byte for byte."""
+    from toolscore_core.scoring import evaluation as evaluation_module
+
+    dumps = []
+    for build_all in (True, False):
+        monkeypatch.setattr(evaluation_module, "BUILD_ALL_LATER", build_all)
+        dumps.append([attrs.asdict(f) for f in evaluation_module.evaluate(expected, actual).findings])
+    assert dumps[0] == dumps[1]
+
+
+@pytest.mark.parametrize("cap", [1, 3, 20])
+def test_findings_past_the_cap_counted_once_are_the_findings_built_one_by_one(
+        cap: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_core.scoring import evaluation as evaluation_module
+
+    monkeypatch.setattr(evaluation_module, "MAX_FINDINGS_PER_CODE", cap)
+    rng = random.Random(5108 + cap)
+    for size in (0, 1, 5, 30, 200, 600):
+        _findings_both_ways(monkeypatch, *_differing(rng, size))
+
+
+def test_findings_of_every_fixture_past_a_small_cap_are_the_findings_built_one_by_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_core.scoring import evaluation as evaluation_module
+
+    monkeypatch.setattr(evaluation_module, "MAX_FINDINGS_PER_CODE", 1)
+    for calls in _fixture_traces():
+        gold = [{"tool": c.tool, "args": c.args} for c in reversed(calls) if isinstance(c.args, dict)][:-1]
+        _findings_both_ways(monkeypatch, gold or [{"tool": "nothing"}], list(calls))

@@ -262,13 +262,26 @@ class _Later:
         self.build = build
 
 
+class _Skipped(_Later):
+    """The findings of one code past its cap in one list: counted by :func:`_capped`, never built.
+
+    Why one for all: on 10k differing calls, a placeholder per finding past the cap was
+    appended, then walked by :func:`_capped` only to be counted."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, code: str, count: int) -> None:
+        super().__init__(code, _never_built)
+        self.count = count
+
+
 def _capped(findings: list[Finding | _Later]) -> list[Finding]:
     """At most MAX_FINDINGS_PER_CODE findings per code; the rest summarised in one line."""
     kept: list[Finding] = []
     counts: dict[str, int] = {}
     for f in findings:
-        counts[f.code] = counts.get(f.code, 0) + 1
-        if counts[f.code] <= MAX_FINDINGS_PER_CODE:
+        n = counts[f.code] = counts.get(f.code, 0) + (f.count if isinstance(f, _Skipped) else 1)
+        if n <= MAX_FINDINGS_PER_CODE:  # never for a _Skipped: its findings are past the cap already
             kept.append(f.build() if isinstance(f, _Later) else f)
     for code, n in counts.items():
         if n > MAX_FINDINGS_PER_CODE:
@@ -294,18 +307,20 @@ def _score_findings(context: EvaluationContext, calls: tuple[ToolCall, ...]) -> 
     expected = context.expected
     findings: list[Finding | _Later] = []
     later = _Counted(findings)
+    keep, add = later.keep, later.add
     for k, (i, j, tool_match, mismatched) in enumerate(outline):
         if tool_match and i is not None and j is not None:  # the usual row, tested first: neither branch below
             call = calls[j]
-            if mismatched:
-                later.add("argument-mismatch", _with_row, _argument_mismatch, call, i, j, row_at, k)
-            if call.denied or call.is_error is True:  # an unknown outcome is not a failure
-                later.add("required-call-failed", _required_call_failed, call, i, j)
+            if mismatched and keep("argument-mismatch"):
+                add("argument-mismatch", _with_row, _argument_mismatch, call, i, j, row_at, k)
+            if (call.denied or call.is_error is True) and keep("required-call-failed"):  # unknown: not a failure
+                add("required-call-failed", _required_call_failed, call, i, j)
             continue
-        if i is not None and (j is None or not tool_match):
-            later.add("missing-call", _missing_call, expected[i].tool, i, j, calls)
-        if j is not None and (i is None or not tool_match):
-            later.add("unexpected-call", _with_row, _unexpected_call, calls[j].tool, j, row_at, k)
+        if i is not None and (j is None or not tool_match) and keep("missing-call"):
+            add("missing-call", _missing_call, expected[i].tool, i, j, calls)
+        if j is not None and (i is None or not tool_match) and keep("unexpected-call"):
+            add("unexpected-call", _with_row, _unexpected_call, calls[j].tool, j, row_at, k)
+    later.close()
     return findings
 
 
@@ -313,27 +328,36 @@ BUILD_ALL_LATER = False  # tests set it to give every finding its builder, as be
 
 
 class _Counted:
-    """Appends a :class:`_Later` per finding; past the cap of its code, one shared placeholder.
+    """Counts the findings of each code; appends a :class:`_Later` for those within the cap
+    and, on :meth:`close`, one :class:`_Skipped` per code for the rest.
 
     Why: the cap counts findings across every list of the evaluation, so the n-th finding
     of a code here is at least the n-th overall; past MAX_FINDINGS_PER_CODE :func:`_capped`
     only counts it and never builds it. On 10k differing calls, making a builder (two
-    partial objects) for each cost more than the rest of the findings."""
+    partial objects) for each cost more than the rest of the findings, and a call with the
+    builder's arguments per finding past the cap was still most of the findings' cost: the
+    caller asks :meth:`keep` first and passes them only for a finding that is kept."""
 
     def __init__(self, findings: list[Finding | _Later]) -> None:
         self.findings = findings
         self.seen: dict[str, int] = {}
-        self.placeholders: dict[str, _Later] = {}
+
+    def keep(self, code: str) -> bool:
+        """Count one finding of ``code``; True when it is within the cap (then :meth:`add` it)."""
+        seen = self.seen[code] = self.seen.get(code, 0) + 1
+        return seen <= MAX_FINDINGS_PER_CODE or BUILD_ALL_LATER
 
     def add(self, code: str, build: Callable[..., Finding], *args: Any) -> None:
-        seen = self.seen[code] = self.seen.get(code, 0) + 1
-        if seen > MAX_FINDINGS_PER_CODE and not BUILD_ALL_LATER:  # safe: counted by _capped, never built
-            later = self.placeholders.get(code)
-            if later is None:
-                later = self.placeholders[code] = _Later(code, _never_built)
-            self.findings.append(later)
-            return
         self.findings.append(_Later(code, functools.partial(build, *args)))
+
+    def close(self) -> None:
+        """One :class:`_Skipped` per code for its findings past the cap, after the kept ones
+        (safe: the first finding of each code, which orders the summaries, is kept)."""
+        if BUILD_ALL_LATER:
+            return
+        for code, seen in self.seen.items():
+            if seen > MAX_FINDINGS_PER_CODE:
+                self.findings.append(_Skipped(code, seen - MAX_FINDINGS_PER_CODE))
 
 
 def _with_row(build: Callable[..., Finding], *args: Any) -> Finding:
