@@ -184,6 +184,7 @@ def test_a_draft_is_never_handed_out() -> None:
     assert {type(c) for c in calls} == {ToolCall} and {type(c) for c in gold} == {ExpectedCall}
     assert ToolCallDraft.__slots__ == () and ExpectedCallDraft.__slots__ == ()
     assert ToolCallDraft.__setattr__ is object.__setattr__ and ToolCallDraft.__delattr__ is object.__delattr__
+    assert ToolCallDraft.__init__ is object.__init__ and ExpectedCallDraft.__init__ is object.__init__
 
 
 class _Name(str):

@@ -229,7 +229,6 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
     """
     if type(items) is not list or not _SLOTS_SOUND:
         return (), False
-    new = object.__new__
     draft, tool_call = ToolCallDraft, ToolCall
     built: list[ToolCall] = []
     append = built.append
@@ -266,7 +265,7 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
             is_error = bool(error) or False  # an error message: failed; an answer and no error: succeeded
         if result is missing:
             result = None
-        call = new(draft)
+        call = draft()
         call.tool = tool
         call.args = {} if args is missing else args
         call.id = ident

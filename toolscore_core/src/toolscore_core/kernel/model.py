@@ -258,6 +258,7 @@ def _draft_of(cls: type[Any]) -> type[Any]:
         "__slots__": (),
         "__setattr__": object.__setattr__,
         "__delattr__": object.__delattr__,
+        "__init__": object.__init__,  # ``Draft()`` is an empty object, made cheaper than by object.__new__(Draft)
         "__module__": __name__,
         "__doc__": f"A {cls.__name__} being filled by a kernel reader (see _draft_of).",
     })

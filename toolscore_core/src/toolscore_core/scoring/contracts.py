@@ -214,7 +214,6 @@ def _plain_expected(data: list[Any], file: str | Path | None,
     """
     if not _EXPECTED_SOUND:
         return None
-    new = object.__new__
     draft, expected_call = ExpectedCallDraft, ExpectedCall
     absent = _ABSENT
     calls: list[ExpectedCall] = []
@@ -247,7 +246,7 @@ def _plain_expected(data: list[Any], file: str | Path | None,
                 forms.append(i)
         if description is absent:
             description = None
-        call = new(draft)
+        call = draft()
         call.tool = tool
         call.args = args
         call.description = description
