@@ -17,7 +17,6 @@ before them (the spec's survey of peer tools):
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -172,12 +171,22 @@ def _result(span: Span) -> tuple[Any, Any, bool, bool | None, str | None]:
     # A result stays the text the span recorded (as tool results do in every other format);
     # only an MCP CallToolResult serialised as JSON is opened, to read its isError and text.
     if isinstance(value, str) and value.startswith("{") and '"content"' in value[:64]:
-        with contextlib.suppress(ValueError, RecursionError):  # InputError is a ValueError too
-            value = otel_json.loads(value)
+        value = _opened(value)
     if looks_like_call_tool_result(value):
         result, structured, is_error, error = read_call_tool_result(value)
         return result, structured, True, is_error, error
     return value, None, True, None, None
+
+
+def _opened(text: str) -> Any:
+    """The JSON value of ``text``, or ``text`` itself when it is not readable JSON.
+
+    Why not ``contextlib.suppress``: making and entering the context manager cost more than
+    reading a short result."""
+    try:
+        return otel_json.loads(text)
+    except (ValueError, RecursionError):  # InputError is a ValueError too
+        return text
 
 
 def _exception_message(span: Span) -> str | None:
