@@ -24,7 +24,11 @@ from toolscore_adapters.protocols.otel_calls import (
     merge_and_order,
     span_call,
 )
-from toolscore_adapters.protocols.otel_messages import RequestedCalls, has_responses
+from toolscore_adapters.protocols.otel_messages import (
+    RequestedCalls,
+    has_responses,
+    output_messages,
+)
 from toolscore_core import InputError, Trace, TraceAdapter
 
 _EXPORT_KEYS = (b'"resourceSpans"', b'"resource_spans"')
@@ -96,8 +100,9 @@ class OtelAdapter(TraceAdapter):
                 found.append(call)
                 continue
             ended = span.end_ns or span.start_ns or 0
-            requested.add_span(span.attributes, ended, span.order)
-            text = answer_text(span.attributes)
+            output = output_messages(span.attributes)  # read by both, parsed once
+            requested.add_span(span.attributes, ended, span.order, output)
+            text = answer_text(span.attributes, output)
             if text is not None and (answer is None or (ended, span.order) > answer[:2]):
                 answer = (ended, span.order, text)
         tool_spans = len(found)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_adapters.protocols import otel_json
+from toolscore_adapters.protocols.otel_messages import output_messages
 
 ANSWER_KEYS = ("gen_ai.output.messages", "ai.response.text")
 
@@ -21,19 +21,16 @@ def carries_answer(attributes: dict[str, Any]) -> bool:
     return attributes.get("gen_ai.output.messages") is not None or attributes.get("ai.response.text") is not None
 
 
-def answer_text(attributes: dict[str, Any]) -> str | None:
-    """The assistant text a span recorded, or ``None`` (tool-call turns have no text)."""
+def answer_text(attributes: dict[str, Any], output: list[Any] | None = None) -> str | None:
+    """The assistant text a span recorded, or ``None`` (tool-call turns have no text).
+
+    ``output``: the span's ``output_messages`` when the caller has them already. Malformed
+    content is not worth failing a trace over: its messages are ``[]``, no answer known.
+    """
     text = attributes.get("ai.response.text")
     if isinstance(text, str) and text.strip():
         return text
-    messages = attributes.get("gen_ai.output.messages")
-    if isinstance(messages, str):
-        try:
-            messages = otel_json.loads(messages)
-        except (ValueError, RecursionError):  # bad JSON, or past the read limits (an InputError)
-            return None  # malformed content is not worth failing a trace over: no answer known
-    if not isinstance(messages, list):
-        return None
+    messages = output_messages(attributes) if output is None else output
     for message in reversed(messages):
         if not isinstance(message, dict) or message.get("role") not in (None, "assistant"):
             continue

@@ -45,6 +45,17 @@ def _id(part: dict[str, Any]) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
+def output_messages(attributes: dict[str, Any]) -> list[Any]:
+    """A span's output messages as a list (parsed when recorded as JSON text); ``[]`` when
+    absent, unreadable or not a list.
+
+    Why one function: the requested calls and the final answer both read them, and the
+    adapter parses them once per span for both (a chat span's messages can be long).
+    """
+    value = attributes.get(OUTPUT_KEY)
+    return [] if value is None else _messages(value)
+
+
 def has_responses(attributes: dict[str, Any]) -> bool:
     """Cheap check before parsing large input messages: only those with responses matter."""
     value = attributes.get(INPUT_KEY)
@@ -59,17 +70,18 @@ class RequestedCalls:
         self.responses: dict[str, Any] = {}
         self._seen: set[str] = set()
 
-    def add_span(self, attributes: dict[str, Any], time_ns: int, order: int) -> None:
-        if attributes.get(OUTPUT_KEY) is not None:
-            for part in _parts(_messages(attributes[OUTPUT_KEY]), "tool_call"):
-                call = self._call(part)
-                if call is None:
-                    continue
-                if call.id is not None:
-                    if call.id in self._seen:
-                        continue  # the same request repeated by an enclosing span
-                    self._seen.add(call.id)
-                self.requested.append((time_ns, order, call))
+    def add_span(self, attributes: dict[str, Any], time_ns: int, order: int,
+                 output: list[Any] | None = None) -> None:
+        """``output``: the span's :func:`output_messages`, when the caller has them already."""
+        for part in _parts(output_messages(attributes) if output is None else output, "tool_call"):
+            call = self._call(part)
+            if call is None:
+                continue
+            if call.id is not None:
+                if call.id in self._seen:
+                    continue  # the same request repeated by an enclosing span
+                self._seen.add(call.id)
+            self.requested.append((time_ns, order, call))
         if has_responses(attributes):
             for part in _parts(_messages(attributes[INPUT_KEY]), "tool_call_response"):
                 call_id = _id(part)
