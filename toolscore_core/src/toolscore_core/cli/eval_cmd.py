@@ -7,6 +7,7 @@ violations with ``--fail-on-violations``, a regression), 2 the input could not b
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -182,6 +183,21 @@ def _bulk_or_refuse(app: App, gold: str, trace: str | None, patterns: tuple[str,
              metric_options=parse_metric_options(given["metric_option_values"]))
 
 
+def pause_collector(ctx: click.Context) -> None:
+    """Keep Python's cyclic garbage collector off until ``ctx`` closes (when it was on).
+
+    Why: one evaluation allocates objects that all stay alive until the command ends (the
+    calls, the pairing, the report's rows) and makes no garbage cycles worth collecting, so
+    every pass of the collector walks a growing heap and frees nothing. The scoring pauses
+    it itself, but only while it scores: the modules it imports first and the report after
+    it paid ~90 M instructions (5% of a 10k-call ``toolscore eval``) for passes that found
+    nothing. Reference counting still frees everything as before; output is unchanged.
+    """
+    if gc.isenabled():
+        gc.disable()
+        ctx.call_on_close(gc.enable)
+
+
 def _stdout() -> IO[str]:
     # Looked up at call time: click's test runner and pytest swap sys.stdout.
     return sys.stdout
@@ -272,6 +288,7 @@ def eval_command(app: App, gold: str, trace: str | None, trace_format: str | Non
     if trace_patterns or trace is None:
         _bulk_or_refuse(app, gold, trace, trace_patterns, locals())
         return
+    pause_collector(click.get_current_context())
     report, output = resolve_html(report, output, html_file)
     report = report_for_output(report, output)
     lines = Lines(verdict_to_stderr=report_on_stdout(report, output), verbose=verbose)
