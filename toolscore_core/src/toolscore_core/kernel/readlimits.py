@@ -132,6 +132,8 @@ def _may_have_surrogates(text: str) -> bool:
 
 
 _NOT_STRUCTURE = bytes(range(256)).translate(None, b'"[]{}')  # every byte but quotes and brackets
+#: The pairs one pass of :func:`_shallow_text` removes, as a regex: the definition that
+#: :func:`_without_innermost` computes faster (tests compare the two).
 _INNERMOST = re.compile(rb"\[\]|\{\}")
 
 
@@ -164,11 +166,25 @@ def _shallow_text(text: str) -> bool:
     for _ in range(MAX_NESTING):
         if not brackets:
             return True
-        reduced = _INNERMOST.sub(b"", brackets)
+        reduced = _without_innermost(brackets)
         if len(reduced) == len(brackets):
             return False
         brackets = reduced
     return not brackets
+
+
+def _without_innermost(brackets: bytes) -> bytes:
+    """``brackets`` (only ``[]{}`` bytes) with every ``[]`` and every ``{}`` removed: one level less.
+
+    Why not ``_INNERMOST.sub(b"", brackets)``, which says the same: the regex
+    costs ~700 instructions a pair (two-fifths of :func:`_shallow_text` on a 10k-call trace,
+    23 M instructions), where ``bytes.replace`` is a C loop (3 M). The same answer:
+    the regex removes every occurrence of both pairs, and two pairs never overlap; ``[]``
+    pairs become a NUL first so that removing them cannot join a ``{`` and a ``}`` that
+    were apart (which the regex would leave for the next pass), and a text of brackets
+    holds no NUL of its own.
+    """
+    return brackets.replace(b"[]", b"\0").replace(b"{}", b"").replace(b"\0", b"")
 
 
 def walk(value: Any, *, file: str | Path | None = None, location: str | None = None, what: str = "is") -> Any:
