@@ -26,6 +26,7 @@ from typing import Any
 
 from toolscore_export.record import RunInput, SourceRef
 from toolscore_export.run_span import RunSpans
+from toolscore_export.sources import trace_calls, trace_run
 
 NO_TRACE_ID = "no-trace-id"
 EXPECTED = "one OTLP export request per line"
@@ -165,8 +166,6 @@ def _requests_of(path: Path, raw: bytes | None, trace_format: str | None, pm: An
 def trace_run_of(adapter: Any, key: str, decoded: list[Any], run_spans: RunSpans, source: SourceRef, *,
                  gold: str | None, pm: Any) -> RunInput:
     """The run of one trace of an OTLP source (``key``: its trace id, or NO_TRACE_ID), from its decoded spans."""
-    from toolscore_export.sources import trace_calls, trace_run
-
     trace = adapter.load_spans(decoded)
     trace_id = None if key == NO_TRACE_ID else key
     return trace_run(trace, trace_calls(trace), source, gold=gold, pm=pm, run_id=f"{source.name}#{key}",
