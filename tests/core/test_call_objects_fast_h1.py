@@ -210,15 +210,18 @@ def _any_call(rng: random.Random) -> Any:
     return call
 
 
-def _by_detection(data: Any) -> Any:
-    """The route every list took before: ask the adapters, then load with the chosen one."""
+def _by_detection(data: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The general route: ask the adapters, then load with the chosen one, every call read by
+    the general reader (no plain fast path anywhere)."""
     from toolscore_core.kernel import traces
 
-    try:
-        adapter = traces.detect_adapter(data)
-        return repr(traces._mark(adapter.load(data), adapter.name))
-    except Exception as exc:  # the same error both ways is what is compared
-        return ("error", type(exc).__name__, str(exc))
+    with monkeypatch.context() as patched:
+        patched.setattr(adapters, "_plain_calls", lambda items: ((), False))
+        try:
+            adapter = traces.detect_adapter(data)
+            return repr(traces._mark(adapter.load(data), adapter.name))
+        except Exception as exc:  # the same error both ways is what is compared
+            return ("error", type(exc).__name__, str(exc))
 
 
 def _by_load_trace(data: Any) -> Any:
@@ -230,12 +233,12 @@ def _by_load_trace(data: Any) -> Any:
         return ("error", type(exc).__name__, str(exc))
 
 
-def test_lists_read_without_detection_read_as_detection_reads_them() -> None:
+def test_lists_read_without_detection_read_as_detection_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(1204)
     kinds = set()
     for _ in range(400):
         data = [_any_call(rng) for _ in range(rng.randrange(0, 5))]
-        fast, general = _by_load_trace(data), _by_detection(data)
+        fast, general = _by_load_trace(data), _by_detection(data, monkeypatch)
         assert fast == general, data
         kinds.add(fast[0] if isinstance(fast, tuple) else "custom" in fast)
     assert kinds == {"error", True}  # errors and reads both came up

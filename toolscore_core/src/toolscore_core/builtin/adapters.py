@@ -233,28 +233,17 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
     built: list[ToolCall] = []
     append = built.append
     missing = _MISSING
+    only_plain_keys = _PLAIN_KEYS.issuperset  # cheaper than comparing a keys view with the set
     for item in items:
-        if type(item) is not dict:
+        if type(item) is not dict or not only_plain_keys(item):
             return (), False
         tool = item.get("tool")
         args = item.get("args", missing)
-        is_error = item.get("is_error", missing)
-        error = item.get("error", missing)
-        duration = item.get("duration", missing)
-        ident = item.get("id", missing)
+        is_error = item.get("is_error")
+        error = item.get("error")
+        duration = item.get("duration")
+        ident = item.get("id")
         result = item.get("result", missing)
-        # no key but those of _PLAIN_KEYS: counted from the lookups (cheaper than comparing the keys)
-        if len(item) != (1 + (args is not missing) + (is_error is not missing) + (error is not missing)
-                         + (duration is not missing) + (ident is not missing) + (result is not missing)):
-            return (), False
-        if is_error is missing:
-            is_error = None
-        if error is missing:
-            error = None
-        if duration is missing:
-            duration = None
-        if ident is missing:
-            ident = None
         if (type(tool) is not str or not tool or (args is not None and type(args) is not dict and args is not missing)
                 or (is_error is not None and type(is_error) is not bool)
                 or (error is not None and type(error) is not str)
