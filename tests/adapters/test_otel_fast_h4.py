@@ -247,11 +247,15 @@ def attribute_texts(request: Any) -> list[str]:
 
 
 def test_an_attribute_reads_as_any_value_reads_its_value() -> None:
-    """key_values' inline reading of a ``stringValue`` or a lone ``boolValue`` against :func:`any_value`."""
+    """key_values' inline reading of a ``stringValue``, a lone ``boolValue`` or ``intValue`` against :func:`any_value`."""
     rng = random.Random(16)
     values = [_odd_value(rng) for _ in range(3000)] + [
         {"stringValue": "a", "boolValue": True}, {"boolValue": True, "string_value": "s"}, {"boolValue": False},
-        {"stringValue": None, "intValue": 1}, {"boolValue": 1, "bool_value": 2}, {"stringValue": "x", "string_value": "y"}]
+        {"stringValue": None, "intValue": 1}, {"boolValue": 1, "bool_value": 2}, {"stringValue": "x", "string_value": "y"},
+        *({"intValue": number} for number in (
+            0, -1, 2**80, True, False, 1.0, "0", "007", "-3", "+3", " 3", "3 ", "1_000", "\u00b2", "\u0663\u0664",
+            "\uff11", "9" * 20, "9" * 21, "9" * 5000, "", "x", None, [1])),
+        {"intValue": "5", "string_value": "s"}, {"intValue": "5", "doubleValue": 1.5}, {"int_value": "5"}]
     for value in values:
         assert outcome(otel_spans.key_values, [{"key": "k", "value": value}], "$") == outcome(
             lambda v: {"k": otel_spans.any_value(v, "$[0].value")}, value), value

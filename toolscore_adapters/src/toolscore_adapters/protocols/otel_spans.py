@@ -103,10 +103,13 @@ def any_value(value: Any, where: str) -> Any:
 def key_values(items: Any, where: str, field: str = "") -> dict[str, Any]:
     """A list of ``{"key": K, "value": AnyValue}`` as a plain dict.
 
-    Most attribute values are plain strings: they take a fast path that builds no
-    location text (places are only spelled out when something is wrong). A ``stringValue``
-    is the value whatever else the AnyValue holds (:func:`any_value` looks at it first);
-    a ``boolValue`` only when it is alone (a ``string_value`` beside it would come first).
+    Most attribute values are plain strings, flags or counts: they take a fast path that
+    builds no location text (places are only spelled out when something is wrong). A
+    ``stringValue`` is the value whatever else the AnyValue holds (:func:`any_value` looks
+    at it first); a ``boolValue`` or an ``intValue`` only when it is alone (a
+    ``string_value`` beside it would come first), and a count only when it is an int or
+    up to 20 decimal digits, which ``int()`` always reads (anything else, such as a sign,
+    a space or a 5,000-digit text, goes the general way, to its value or its error).
     """
     out: dict[str, Any] = {}
     for i, item in enumerate(_list(items, where, field)):
@@ -117,9 +120,18 @@ def key_values(items: Any, where: str, field: str = "") -> dict[str, Any]:
                 if "stringValue" in value:
                     out[key] = value["stringValue"]
                     continue
-                if "boolValue" in value and len(value) == 1:
-                    out[key] = value["boolValue"]
-                    continue
+                if len(value) == 1:
+                    if "boolValue" in value:
+                        out[key] = value["boolValue"]
+                        continue
+                    if "intValue" in value:
+                        number = value["intValue"]
+                        if type(number) is int:  # (a bool's type is bool: the general way refuses it)
+                            out[key] = number
+                            continue
+                        if type(number) is str and len(number) <= 20 and number.isdecimal():
+                            out[key] = int(number)
+                            continue
         place = f"{where}{field}[{i}]"
         item = _dict(item, place)
         key = item.get("key")
