@@ -84,6 +84,8 @@ def _gold_item(rng: random.Random) -> dict[str, Any]:
         args = _args(rng, _NAMES)
         if args and rng.random() < 0.2:
             args["q"] = {"$regex": "a+"}
+        if args and rng.random() < 0.1:
+            args["r"] = [1, {"$regex": "b"}]  # a form inside a list under a plain name
         item["args"] = args
     if rng.random() < 0.4:
         item["description"] = rng.choice(_TEXTS)

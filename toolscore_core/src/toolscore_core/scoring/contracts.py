@@ -188,6 +188,7 @@ def expected_calls(data: Any, *, file: str | Path | None = None, prefix: Sequenc
 
 
 _ABSENT = object()  # a key the item does not have
+_CONTAINERS = frozenset({dict, list})  # the value types has_dollar_key looks into
 _EXPECTED_SLOTS = ("tool", "args", "description")
 # Filling a draft is only sound while ExpectedCall has exactly these fields and no validator
 # or converter, and the interpreter lets a draft become an ExpectedCall; otherwise every list
@@ -215,7 +216,7 @@ def _plain_expected(data: list[Any], file: str | Path | None,
     if not _EXPECTED_SOUND:
         return None
     draft, expected_call = ExpectedCallDraft, ExpectedCall
-    absent = _ABSENT
+    absent, containers = _ABSENT, _CONTAINERS
     calls: list[ExpectedCall] = []
     append = calls.append
     forms: list[int] = []  # the items whose args hold a matcher form ($regex, ...)
@@ -240,7 +241,7 @@ def _plain_expected(data: list[Any], file: str | Path | None,
                     if not isinstance(key, str):
                         return None  # the schema path names the key
                     walk = True
-                elif "$" in key or type(value) is dict or type(value) is list:
+                elif "$" in key or type(value) in containers:
                     walk = True
             if walk and has_dollar_key(args):
                 forms.append(i)
