@@ -315,6 +315,11 @@ def test_plain_calls_take_exactly_the_plain_keys() -> None:
 def _any_gold_item(rng: random.Random) -> Any:
     if rng.random() < 0.03:
         return rng.choice([None, "search", ["tool"], 3])
+    if rng.random() < 0.08:  # objects are read as the dicts they stand for
+        plain = _gold_item(rng)
+        if rng.random() < 0.5:
+            return ExpectedCall(tool=plain["tool"], args=plain.get("args"), description=plain.get("description"))
+        return ToolCall(tool=plain["tool"], args=plain.get("args"))
     item = _gold_item(rng)
     roll = rng.random()
     if roll < 0.08:
@@ -348,3 +353,17 @@ def test_gold_lists_of_any_shape_read_as_the_schema_path_reads_them(monkeypatch:
         assert fast == _gold_read(items, False, monkeypatch), items
         outcomes.add(fast[0] if isinstance(fast, tuple) else "$" in fast)
     assert outcomes == {"error", True, False}
+
+
+def test_gold_lists_with_objects_skip_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain dicts are read as given, objects once turned into dicts: neither asks the schema."""
+    validated: list[Any] = []
+    real = contracts._validate
+    monkeypatch.setattr(contracts, "_validate", lambda *a, **k: validated.append(a) or real(*a, **k))
+    as_dicts = contracts.expected_calls([{"tool": "a", "args": {"x": 1}}, {"tool": "b"}])
+    with_objects = contracts.expected_calls([ExpectedCall(tool="a", args={"x": 1}), {"tool": "b"}])
+    assert validated == [] and as_dicts == with_objects
+    contracts.expected_calls([{"tool": "a", "description": "d"}])
+    with pytest.raises(InputError):
+        contracts.expected_calls([{"tool": "a", "extra": 1}])
+    assert len(validated) == 1  # a shape the fast path does not take still goes to the schema

@@ -172,8 +172,11 @@ def expected_calls(data: Any, *, file: str | Path | None = None, prefix: Sequenc
     if isinstance(data, tuple):
         data = list(data)
     if isinstance(data, list):
+        plain = _plain_expected(data, file, prefix)  # a list of dicts as given, not copied first
+        if plain is not None:
+            return plain
         data = [item if type(item) is dict else _plain(item) for item in data]  # a dict is already plain
-        plain = _plain_expected(data, file, prefix)
+        plain = _plain_expected(data, file, prefix)  # objects (ExpectedCall, ToolCall) as dicts now
         if plain is not None:
             return plain
     _validate("gold", "expected_list", data, file, prefix)
