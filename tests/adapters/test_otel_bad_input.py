@@ -74,6 +74,10 @@ def _unnamed_tool(data: dict[str, Any]) -> None:
     span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.tool.name"]
 
 
+def _superscript_time(data: dict[str, Any]) -> None:
+    _tool_span(data, "send_email")["startTimeUnixNano"] = "\u00b2"  # str.isdigit() says yes, int() no
+
+
 def _spans_not_a_list(data: dict[str, Any]) -> None:
     data["resourceSpans"][0]["scopeSpans"][0]["spans"] = {"0": "x"}
 
@@ -87,6 +91,7 @@ def _spans_not_a_list(data: dict[str, Any]) -> None:
         (_bad_status, "unknown status code", "spans[5].status.code"),
         (_unnamed_tool, "does not name its tool", "spans[5]"),
         (_spans_not_a_list, "expected a list, found dict", "scopeSpans[0].spans"),
+        (_superscript_time, "expected an integer", "spans[5].startTimeUnixNano"),
     ],
 )
 def test_broken_span_is_an_input_error_naming_file_and_place(

@@ -140,7 +140,7 @@ def test_contradictory_rows_are_refused_when_built(changes: dict[str, Any], loca
 def test_cell_ids_split_back_and_refuse_ambiguous_parts() -> None:
     assert make_cell_id("save-a-note", "sloppy", 1) == "save-a-note::sloppy::1"
     assert parse_cell_id("save-a-note::sloppy::12") == CellId("save-a-note", "sloppy", 12)
-    for bad in ("a::b", "a::b::0", "a::b::c", "a::b::c::1", "::b::1", "a::b::01"):
+    for bad in ("a::b", "a::b::0", "a::b::c", "a::b::c::1", "::b::1", "a::b::01", "a::b::\u00b2", "a::b::\u0661"):
         with pytest.raises(InputError, match="not a cell id"):
             parse_cell_id(bad)
     with pytest.raises(InputError, match="contains '::'"):

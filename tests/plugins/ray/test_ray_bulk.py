@@ -80,6 +80,19 @@ def test_an_address_where_no_cluster_answers_is_bad_input(tmp_path: Path) -> Non
     assert "Traceback" not in result.stderr and not (root / "o.jsonl").exists()
 
 
+@pytest.mark.parametrize("port", ["\u00b2", "99999", "65536"])
+def test_a_port_that_is_not_a_tcp_port_is_bad_input(tmp_path: Path, port: str) -> None:
+    """"²" passes str.isdigit but not int(), and a port over 65535 made the socket call raise
+    OverflowError: both were tracebacks before they became this message."""
+    root = _corpus(tmp_path, n=2)
+    result = subprocess.run([TOOLSCORE, "eval", "gold.json", "--traces", "traces/*.json", "-o", "o.jsonl",
+                             "--executor", "ray", "--ray-address", f"127.0.0.1:{port}"], cwd=root,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "is not a Ray cluster address" in result.stderr
+    assert "Traceback" not in result.stderr and not (root / "o.jsonl").exists()
+
+
 def test_the_ray_executor_is_listed_without_importing_ray() -> None:
     code = ("import sys; from toolscore_core import get_plugin_manager; from toolscore_core.kernel.registry import "
             "collect; names = collect(get_plugin_manager(), 'executors').names(); "

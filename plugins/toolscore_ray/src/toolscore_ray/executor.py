@@ -102,7 +102,7 @@ def _probe(address: str) -> None:
     if address == "auto" or "://" in address:
         return
     host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit():
+    if not sep or not host or not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise InputError(
             f"--ray-address {address!r} is not a Ray cluster address",
             expected="auto, ray://HOST:PORT, or HOST:PORT of a head node (e.g. 10.0.0.5:6379)",

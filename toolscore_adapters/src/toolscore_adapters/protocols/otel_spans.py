@@ -170,7 +170,7 @@ _MAX_NANOS = 2**64 - 1  # OTLP times are fixed64 nanoseconds
 def _time(raw: Any, where: str, field: str = "") -> int | None:
     if raw is None or raw == "0" or raw == 0:
         return None
-    if type(raw) is str and raw.isdigit():
+    if type(raw) is str and raw.isdecimal():  # isdigit() passes "²", which int() refuses
         value: int | None = int(raw) if len(raw) <= 20 else _MAX_NANOS + 1
     else:
         value = _integer(raw, where + field)

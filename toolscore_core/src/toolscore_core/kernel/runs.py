@@ -91,7 +91,7 @@ def make_cell_id(task_id: str, arm_id: str, repetition: int) -> str:
 def parse_cell_id(cell_id: str) -> CellId:
     """Split ``task::arm::repetition``; anything else is an InputError."""
     parts = cell_id.split(_SEP) if isinstance(cell_id, str) else []
-    if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2].isdigit() or parts[2].startswith("0"):
+    if len(parts) != 3 or not parts[0] or not parts[1] or not (parts[2].isascii() and parts[2].isdigit()) or parts[2].startswith("0"):
         raise InputError(f"{cell_id!r} is not a cell id", location="$.cell_id",
                          expected="task_id::arm_id::repetition, with a repetition from 1")
     return CellId(parts[0], parts[1], int(parts[2]))
