@@ -160,20 +160,56 @@ def redacted_calls(calls: Sequence[Mapping[str, Any]], text: Any) -> list[Any]:
     redact and its copy is the plain one. An anchor anywhere, even a harmless one, sends every
     call through its own test, as before.
     """
-    from toolscore_export.redaction import ESCAPES, has_anchor
+    from toolscore_export.redaction import can_skip_redaction
 
-    plain = [prepare(dict(call)) for call in calls]
-    whole = prepared_bytes(plain, sort_keys=False).decode("utf-8", "surrogatepass")
-    if ("\\" in whole and any(escape in whole for escape in ESCAPES)) or has_anchor(whole):
-        return [redacted_copy(dict(call), text) for call in calls]
-    return plain
+    plain = plain_calls(calls)
+    if can_skip_redaction(prepared_bytes(plain, sort_keys=False)):
+        return plain
+    return [redacted_copy(dict(call), text) for call in calls]
+
+
+def plain_calls(calls: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """``[prepare(dict(c)) for c in calls]`` without the copy of a call that is a dict already
+    (prepare builds a new dict from it either way)."""
+    return [prepare(call) if type(call) is dict else prepare(dict(call)) for call in calls]
+
+
+def _redactable(run: RunInput) -> list[Any]:
+    """The run-level values :func:`build_record` redacts, as it hands them to ``prepare``."""
+    return [run.run_id, run.task_id, run.arm_id, run.study, run.source.name, run.error, run.prompt,
+            run.final_answer, dict(run.usage or {}), dict(run.price) if run.price is not None else None,
+            dict(run.server) if run.server is not None else None,
+            dict(run.evaluation) if run.evaluation is not None else None]
+
+
+def redacted_run(run: RunInput) -> tuple[list[Any], list[Any]]:
+    """The run's calls and its :func:`_redactable` values, prepared and redacted, with one
+    credential test for all of them.
+
+    Why: a trace's record redacts its calls and up to twelve run-level values (its name,
+    prompt, answer, usage...), and each string's own scan cost more than the rest of the
+    record. The argument of :func:`redacted_calls` holds for the values as for the calls:
+    when the JSON text of all of them together holds no escape and no anchor, no part of it
+    does, so redacting would change nothing and the plain copies are the redacted ones.
+    Otherwise each is redacted as before, the calls by :func:`redacted_calls`.
+    """
+    from toolscore_export.redaction import can_skip_redaction
+
+    calls = plain_calls(run.calls)
+    values = [prepare(value) for value in _redactable(run)]
+    if can_skip_redaction(prepared_bytes([calls, values], sort_keys=False)):
+        return calls, values
+    text = _redactor()
+    return redacted_calls(run.calls, text), [prepare(value, text) for value in _redactable(run)]
+
+
 
 
 def _hash_or_none(value: Any, known: bool = True) -> str | None:
     return sha256_fast(value) if known else None
 
 
-def _same(value: Any, text: Any = None) -> Any:
+def _same(value: Any) -> Any:
     return value
 
 
@@ -232,12 +268,11 @@ def coverage(calls: int, counts: tuple[int, int, int], final_known: bool, prompt
 
 def build_record(run: RunInput) -> dict[str, Any]:
     """The record of ``run``: JSON-ready (prepared, redacted) and carrying its own hash."""
-    if run.prepared:
-        text, prepare_ = None, _same
+    if run.prepared:  # prepared calls and values are only read here, never changed, so they need no copy
+        calls, values, prepare_ = list(run.calls), _redactable(run), _same
     else:
-        text, prepare_ = _redactor(), prepare
-    # prepared calls are only read here, never changed, so they need no copy
-    calls = list(run.calls) if run.prepared else redacted_calls(run.calls, text)
+        (calls, values), prepare_ = redacted_run(run), prepare
+    run_id, task_id, arm_id, study, source_name, error, prompt, final_answer, usage, price, server, evaluation = values
     ids = correlate_ids(calls)
     requested: list[dict[str, Any]] = []
     completed: list[dict[str, Any]] = []
@@ -273,11 +308,8 @@ def build_record(run: RunInput) -> dict[str, Any]:
         call_unknowns(unknown, call_id, status == "unknown", captured, args is None, duration is None)
     cost_unknowns(unknown, completed, with_cost)
 
-    usage = prepare_(dict(run.usage or {}), text)
     usage = {key: usage.get(key) for key in ("input_tokens", "output_tokens", "cached_tokens")}
     cost_usd = prepare_(run.cost_usd)
-    prompt = prepare_(run.prompt, text)
-    final_answer = prepare_(run.final_answer, text)
     final_known = run.final_answer_known or final_answer is not None
     run_unknowns(unknown, (run.status, prompt, run.started_at, run.finished_at), final_known, usage, cost_usd)
 
@@ -285,18 +317,18 @@ def build_record(run: RunInput) -> dict[str, Any]:
     record: dict[str, Any] = {
         "schema": RECORD_SCHEMA,
         "schema_version": RECORD_VERSION,
-        "run_id": prepare_(run.run_id, text),
-        "task_id": prepare_(run.task_id, text),
-        "variant": {"id": prepare_(run.arm_id, text), "provider": run.provider, "model": run.model},
+        "run_id": run_id,
+        "task_id": task_id,
+        "variant": {"id": arm_id, "provider": run.provider, "model": run.model},
         "repetition": run.repetition,
-        "study": prepare_(run.study, text),
+        "study": study,
         "attempts": run.attempts,
-        "source": {"kind": run.source.kind, "format": run.source.format, "file": prepare_(run.source.name, text),
+        "source": {"kind": run.source.kind, "format": run.source.format, "file": source_name,
                    "line": run.source.line},
         "status": run.status,
         "outcome": run.outcome,
         "passed": passed,
-        "error": prepare_(run.error, text),
+        "error": error,
         "started_at": run.started_at,
         "finished_at": run.finished_at,
         "turns": run.turns,
@@ -305,9 +337,9 @@ def build_record(run: RunInput) -> dict[str, Any]:
         "requested_calls": requested,
         "completed_calls": completed,
         "usage": usage,
-        "cost": {"usd": cost_usd, "price": prepare_(dict(run.price), text) if run.price is not None else None},
-        "server": prepare_(dict(run.server), text) if run.server is not None else None,
-        "evaluation": prepare_(dict(run.evaluation), text) if run.evaluation is not None else None,
+        "cost": {"usd": cost_usd, "price": price},
+        "server": server,
+        "evaluation": evaluation,
         "trace_context": {"trace_id": trace_id, "span_id": run.span_id} if run.span_source else {"trace_id": trace_id},
         "coverage": coverage(len(calls), (with_result, with_duration, with_cost), final_known, prompt is not None,
                              cost_usd is not None, unknown),
@@ -335,4 +367,5 @@ def record_hash(record: Mapping[str, Any]) -> str:
 
 
 __all__ = ["CALL_STATUSES", "RECORD_HASH_KEY", "RECORD_SCHEMA", "RECORD_VERSION", "RunInput", "SourceRef",
-           "build_record", "call_status", "correlate_ids", "record_hash", "redacted_calls", "redacted_copy"]
+           "build_record", "call_status", "correlate_ids", "plain_calls", "record_hash", "redacted_calls", "redacted_copy",
+           "redacted_run"]

@@ -71,6 +71,17 @@ def has_anchor(text: str) -> bool:
     return any(anchor in lowered for anchor in CASELESS_ANCHORS)
 
 
+def can_skip_redaction(written: bytes) -> bool:
+    """True when ``written``, the JSON text of prepared values, holds no escape and no anchor.
+
+    Then no string in it (a part of its text: an anchor has no character JSON escapes) can
+    hold a credential, and redacting each would change nothing. The test of
+    :func:`~toolscore_export.record.redacted_calls`, shared by its callers.
+    """
+    whole = written.decode("utf-8", "surrogatepass")
+    return not (("\\" in whole and any(escape in whole for escape in ESCAPES)) or has_anchor(whole))
+
+
 def may_hold_a_secret(raw_line: str) -> bool:
     """False only when no string parsed from this raw JSON line can hold a credential.
 
@@ -86,4 +97,4 @@ def may_hold_a_secret(raw_line: str) -> bool:
     return bool(scan_text(raw_line))
 
 
-__all__ = ["ANCHORS", "CASELESS_ANCHORS", "KEYED_ANCHORS", "has_anchor", "may_hold_a_secret"]
+__all__ = ["ANCHORS", "CASELESS_ANCHORS", "KEYED_ANCHORS", "can_skip_redaction", "has_anchor", "may_hold_a_secret"]
