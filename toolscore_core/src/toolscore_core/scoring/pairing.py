@@ -380,7 +380,10 @@ class _CodeTable:
         if rows is None or cols is None or not self.plain[rows].all():
             return None
         n, m = len(rows), len(cols)
-        matched = np.zeros((n, m), dtype=np.int64)
+        # int8: a cell counts at most NAME_LIMIT names, and a name's comparison (bool, one
+        # byte) is added as a view of its bytes, without the cast numpy's buffers made of
+        # each int64 addition (see _add_name).
+        matched = np.zeros((n, m), dtype=np.int8)
         row_codes, col_codes = self.exp_codes[rows], self.act_codes[cols]
         for slot in range(row_codes.shape[1]):
             self._add_name(matched, row_codes[:, slot], col_codes[:, slot], cols)
@@ -399,7 +402,7 @@ class _CodeTable:
         if len(hit) == 0:
             return
         if not SCATTER_DISTINCT or (self.counts[col_codes[col_codes >= 0]] != 1).any():
-            matched += row_codes[:, None] == col_codes[None, :]
+            matched += (row_codes[:, None] == col_codes[None, :]).view(np.int8)  # True is the byte 1
             return
         column = np.full(len(self.units), -1, dtype=np.int64)  # block position -> window column
         column[cols] = np.arange(len(cols))
@@ -611,7 +614,10 @@ def _solve_matrix(exp_idx: Sequence[int], act_idx: Sequence[int], inputs: _Windo
     # cost = -matched * big + precision * mid + not_succeeded * low + distance, added in that
     # order in place (each cell gets the very same float operations as one expression would
     # give it); a term the same on every row is added as one row, the distance is shared.
-    cost = matched * -big  # == -float(matched) * big, exactly
+    # == matched * -big, exactly (each count made a float, then multiplied), without a
+    # buffered cast inside the multiplication; matched may be int8 (see _CodeTable.window).
+    cost = matched.astype(np.float64)
+    cost *= -big
     if checked.all() and not expects_nothing.any():  # every row charges an actual call its arguments
         cost += act_units.astype(np.float64) * mid
     else:
