@@ -100,6 +100,14 @@ def run_span_id(path: Path, trace_id: str | None, requests: Iterable[Any] | None
     return found.pick()
 
 
+def _same_trace(given: Any, trace_id: str) -> bool:
+    """``str(given).lower() == trace_id.lower()``, without the three copies when ``given`` is
+    ``trace_id`` spelled the same (every span of the trace in a file as exported)."""
+    if type(given) is str and given == trace_id:
+        return True
+    return str(given).lower() == trace_id.lower()
+
+
 class RunSpans:
     """The candidates for a trace's run span, gathered span by span: its agent spans and its roots."""
 
@@ -110,11 +118,12 @@ class RunSpans:
     def add(self, span: dict[str, Any], trace_id: str) -> None:
         """Count ``span`` (a raw OTLP/JSON span) if it belongs to trace ``trace_id`` and has a hex id."""
         span_id = span.get("spanId")
-        if not isinstance(span_id, str) or str(span.get("traceId", "")).lower() != trace_id.lower():
+        if not isinstance(span_id, str) or not _same_trace(span.get("traceId", ""), trace_id):
             return
-        span_id = span_id.lower()
-        if not _SPAN_ID.fullmatch(span_id):
-            return
+        if not _SPAN_ID.fullmatch(span_id):  # a lowercase hex id (what OTLP/JSON writes) is its own lower()
+            span_id = span_id.lower()
+            if not _SPAN_ID.fullmatch(span_id):
+                return
         if _operation(span) == _AGENT:
             self.agents.add(span_id)
         if not span.get("parentSpanId"):
