@@ -196,7 +196,7 @@ def redacted_run(run: RunInput) -> tuple[list[Any], list[Any]]:
     from toolscore_export.redaction import can_skip_redaction
 
     calls = plain_calls(run.calls)
-    values = [prepare(value) for value in _redactable(run)]
+    values = prepare(_redactable(run))  # a list is prepared item by item: one call, leaves kept inline
     if can_skip_redaction(prepared_bytes([calls, values], sort_keys=False)):
         return calls, values
     text = _redactor()
