@@ -149,3 +149,21 @@ def test_a_credential_in_one_run_level_value_is_redacted_and_the_calls_stay() ->
                    usage={"note": TOKEN})
     record = build_record(run)
     assert TOKEN not in repr(record) and record["requested_calls"][0]["args"] == {}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_dash_anchors_are_found_from_the_dashes_as_by_a_search_of_each(seed: int) -> None:
+    """Differential: ``has_anchor`` against a plain search for every anchor on random texts with
+    no dash to dozens (past the dashes looked at one by one, anchors before and after them)."""
+    from toolscore_export.redaction import _DASH_ANCHORS, ANCHORS, CASELESS_ANCHORS, has_anchor
+
+    assert all(anchor.endswith("-") for anchor in _DASH_ANCHORS)  # what finding them from the dashes assumes
+    rng = random.Random(seed)
+    pieces = ["-", "--", "sk", "k-", "sk-", "xox", "xoxb-", "xoxq-", "xoxs", "s", "2026-12-04", "a b", "\u00e9", "x"]
+    found = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        expected = any(a in text for a in ANCHORS) or any(a in text.lower() for a in CASELESS_ANCHORS)
+        assert has_anchor(text) is expected, text
+        found += expected and text.count("-") > 8 and not any(a in text[:text.find("-") + 3] for a in ANCHORS)
+    assert found > 100  # anchors past the dashes looked at one by one are found too

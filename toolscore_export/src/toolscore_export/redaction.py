@@ -59,11 +59,35 @@ def _key_search(key: str) -> Callable[[str], Any] | None:
     return None if len(key) == 1 else re.compile(re.escape(key)).search
 
 
-_KEY_SEARCHES = tuple((key, _key_search(key), anchors) for key, anchors in KEYED_ANCHORS)
+_KEY_SEARCHES = tuple((key, _key_search(key), anchors) for key, anchors in KEYED_ANCHORS if key != "-")
+_DASH_ANCHORS = next(anchors for key, anchors in KEYED_ANCHORS if key == "-")
+_DASH_HEADS = tuple(anchor[:-1] for anchor in _DASH_ANCHORS)  # each ends in the dash its key is
+_DASHES_LOOKED_AT = 8
+
+
+def _dash_anchor(text: str) -> bool:
+    """``any(a in text for a in _DASH_ANCHORS)``, from the dashes of ``text``: is one of them the
+    end of an anchor (``endswith`` of the text before it)?
+
+    Why: a line with a date holds dashes, and then six searches of the whole line for the
+    dash anchors cost more than the rest of its test. A line with more dashes than
+    :data:`_DASHES_LOOKED_AT` takes the six searches after all (a test checks both ways).
+    """
+    find = text.find
+    at = find("-")
+    for _ in range(_DASHES_LOOKED_AT):
+        if at < 0:
+            return False
+        if text.endswith(_DASH_HEADS, 0, at):
+            return True
+        at = find("-", at + 1)
+    return at >= 0 and any(anchor in text for anchor in _DASH_ANCHORS)
 
 
 def has_anchor(text: str) -> bool:
     """True when ``text`` holds any anchor a credential pattern starts with."""
+    if "-" in text and _dash_anchor(text):  # the dash group, by its own search
+        return True
     for key, search, anchors in _KEY_SEARCHES:
         if (key in text if search is None else search(text) is not None) and any(a in text for a in anchors):
             return True
