@@ -14,6 +14,7 @@ import copy
 import pickle
 import random
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -212,27 +213,32 @@ def _any_call(rng: random.Random) -> Any:
     return call
 
 
+def _outcome(read: Callable[[], Any]) -> Any:
+    """``repr`` of what ``read()`` returns, or its error: the same error both ways is what is compared."""
+    try:
+        return repr(read())
+    except Exception as exc:
+        return ("error", type(exc).__name__, str(exc))
+
+
 def _by_detection(data: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The general route: ask the adapters, then load with the chosen one, every call read by
     the general reader (no plain fast path anywhere)."""
     from toolscore_core.kernel import traces
 
+    def read() -> Any:
+        adapter = traces.detect_adapter(data)
+        return traces._mark(adapter.load(data), adapter.name)
+
     with monkeypatch.context() as patched:
         patched.setattr(adapters, "_plain_calls", lambda items: ((), False))
-        try:
-            adapter = traces.detect_adapter(data)
-            return repr(traces._mark(adapter.load(data), adapter.name))
-        except Exception as exc:  # the same error both ways is what is compared
-            return ("error", type(exc).__name__, str(exc))
+        return _outcome(read)
 
 
 def _by_load_trace(data: Any) -> Any:
     from toolscore_core.kernel.traces import load_trace
 
-    try:
-        return repr(load_trace(data))
-    except Exception as exc:
-        return ("error", type(exc).__name__, str(exc))
+    return _outcome(lambda: load_trace(data))
 
 
 def test_lists_read_without_detection_read_as_detection_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -338,10 +344,7 @@ def _gold_read(items: list[Any], fast: bool, monkeypatch: pytest.MonkeyPatch) ->
     with monkeypatch.context() as patched:
         if not fast:
             patched.setattr(contracts, "_plain_expected", lambda data, file, prefix: None)
-        try:
-            return repr(contracts.expected_calls(items, file="gold.json", prefix=["expected"]))
-        except Exception as exc:
-            return ("error", type(exc).__name__, str(exc))
+        return _outcome(lambda: contracts.expected_calls(items, file="gold.json", prefix=["expected"]))
 
 
 def test_gold_lists_of_any_shape_read_as_the_schema_path_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
