@@ -284,3 +284,45 @@ def test_every_attribute_text_of_the_fixtures_and_random_requests_reads_as_the_k
     texts += [text for _ in range(300) for text in attribute_texts(random_request(rng, odd=False))]
     for text in texts:
         assert outcome(otel_json.loads, text) == outcome(readlimits.loads, text), text
+
+
+# ---------------------------------------------------------------- a span's ids and times
+
+def _any_id(rng: random.Random) -> Any:
+    """An id as exporters write it (hex, base64, odd case, 0x), or not an id at all."""
+    width = rng.choice([16, 32])
+    hex_id = "".join(rng.choice(HEX) for _ in range(width))
+    return rng.choice([hex_id, hex_id, hex_id.upper(), "0x" + hex_id, " " + hex_id, hex_id[:-1], hex_id + "0",
+                       "Abw2Ky0aN1E=", "ABEiM0RVZneImaq7zN3u/w==", "Abw2Ky0aN1E", "zz" * (width // 2), "", None,
+                       5, True, ["a"], "é" * width])
+
+
+def _any_time(rng: random.Random) -> Any:
+    return rng.choice([str(1795000000000000000 + rng.randint(0, 10**9)), "0", "00", "", " 1", "1 ", "9" * 19,
+                       "9" * 20, "9" * 21, "18446744073709551615", "18446744073709551616", "\u0663" * 19, "-1", "1.5",
+                       "x", 0, 1795000000000000000, 2**64, 1.5e18, 1.5, True, None, ["1"]])
+
+
+def ids_one_by_one(trace: Any, span: Any, parent: Any) -> tuple[str | None, ...]:
+    return (otel_spans.span_id(trace, "$.s", ".traceId"), otel_spans.span_id(span, "$.s", ".spanId"),
+            otel_spans.span_id(parent, "$.s", ".parentSpanId"))
+
+
+def times_one_by_one(start: Any, end: Any) -> tuple[int | None, ...]:
+    return otel_spans._time(start, "$.s", ".startTimeUnixNano"), otel_spans._time(end, "$.s", ".endTimeUnixNano")
+
+
+def test_a_spans_ids_read_as_span_id_reads_them() -> None:
+    """``_ids`` (three cached decodings, no wrapper call) against :func:`span_id` of each id in turn."""
+    rng = random.Random(28)
+    for _ in range(20000):
+        ids = _any_id(rng), _any_id(rng), _any_id(rng)
+        assert outcome(otel_spans._ids, *ids, "$.s") == outcome(ids_one_by_one, *ids), ids
+
+
+def test_a_spans_times_read_as_time_reads_them() -> None:
+    """``_times`` (19 decimal digits read inline) against :func:`_time` of the start, then the end."""
+    rng = random.Random(29)
+    for _ in range(20000):
+        times = _any_time(rng), _any_time(rng)
+        assert outcome(otel_spans._times, *times, "$.s") == outcome(times_one_by_one, *times), times

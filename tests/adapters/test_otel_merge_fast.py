@@ -23,7 +23,13 @@ def test_the_merge_passes_every_field_of_both_classes() -> None:
         "tool", "args", "id", "result", "structured_result", "is_error", "error", "duration", "denied",
         "denied_reason", "provider", "index", "metadata"]
     assert [f.name for f in attrs.fields(SpanCall)] == [
-        "call", "convention", "start_ns", "order", "trace_id", "span_id", "parent_id"]
+        "fields", "convention", "start_ns", "order", "trace_id", "span_id", "parent_id"]
+
+
+def test_the_field_indexes_are_the_tool_call_fields() -> None:
+    """``SpanCall.fields`` are ToolCall's arguments in its order: each index names its field."""
+    names = [f.name.upper() for f in attrs.fields(ToolCall)]
+    assert [getattr(otel_calls, name) for name in names] == list(range(len(names)))
 
 
 MERGED = ("args", "id", "result", "structured_result", "is_error", "error", "duration", "provider", "metadata")
@@ -33,7 +39,8 @@ def evolved(outer: SpanCall, merged: SpanCall) -> SpanCall:
     """What ``attrs.evolve`` builds from ``outer`` with the values ``_merge`` chose: every other
     field is the outer call's (as the merge was first written)."""
     call = attrs.evolve(outer.call, **{name: getattr(merged.call, name) for name in MERGED})
-    return attrs.evolve(outer, call=call, start_ns=merged.start_ns, order=merged.order)
+    return attrs.evolve(outer, fields=list(attrs.astuple(call, recurse=False)), start_ns=merged.start_ns,
+                        order=merged.order)
 
 
 def random_span_call(rng: random.Random) -> SpanCall:
@@ -45,7 +52,7 @@ def random_span_call(rng: random.Random) -> SpanCall:
         denied=pick([False, True]), denied_reason=pick([None, "no"]), provider=pick([None, "", "mcp"]),
         index=pick([None, 0, 3]), metadata=pick([{}, {"span_id": "s1"}, {"span_id": "s2", "x": 1}]),
     )
-    return SpanCall(call=call, convention=pick(["genai", "mcp"]), start_ns=pick([None, 0, 5, 9]),
+    return SpanCall(fields=list(attrs.astuple(call, recurse=False)), convention=pick(["genai", "mcp"]), start_ns=pick([None, 0, 5, 9]),
                     order=rng.randint(0, 9), trace_id=pick([None, "t"]), span_id=pick([None, "s1"]),
                     parent_id=pick([None, "p"]))
 
@@ -56,7 +63,7 @@ def test_a_merged_call_is_what_evolve_builds() -> None:
         outer, mcp = random_span_call(rng), random_span_call(rng)
         fast = _merge(outer, mcp)
         slow = evolved(outer, fast)
-        assert repr(fast) == repr(slow)
+        assert repr(fast) == repr(slow) and repr(fast.call) == repr(slow.call)
         assert fast.call.metadata == {**mcp.call.metadata, **outer.call.metadata,
                                       "merged_mcp_span": mcp.call.metadata.get("span_id")}
 

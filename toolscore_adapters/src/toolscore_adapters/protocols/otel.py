@@ -15,10 +15,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+import attrs
+
 from toolscore_adapters.protocols import otel_spans as spans
 from toolscore_adapters.protocols.jsonl_stream import TORN_KEY, first_line, iter_json_lines
 from toolscore_adapters.protocols.otel_answer import answer_text, carries_answer
 from toolscore_adapters.protocols.otel_calls import (
+    ID,
     SpanCall,
     is_tool_span,
     merge_and_order,
@@ -88,7 +91,7 @@ class OtelAdapter(TraceAdapter):
         """Keep tool-call spans, and the latest answer text (``None`` = a span the pre-filter
         already dropped)."""
         found: list[SpanCall] = []
-        requested = RequestedCalls()
+        requested: RequestedCalls | None = None  # made for the first span that is no tool call
         total = 0
         answer: tuple[int, int, str] | None = None  # (end time, order, text) of the latest answer
         for span in source:
@@ -99,6 +102,8 @@ class OtelAdapter(TraceAdapter):
             if call is not None:
                 found.append(call)
                 continue
+            if requested is None:
+                requested = RequestedCalls()
             ended = span.end_ns or span.start_ns or 0
             output = output_messages(span.attributes)  # read by both, parsed once
             requested.add_span(span.attributes, ended, span.order, output)
@@ -106,10 +111,11 @@ class OtelAdapter(TraceAdapter):
             if text is not None and (answer is None or (ended, span.order) > answer[:2]):
                 answer = (ended, span.order, text)
         tool_spans = len(found)
-        executed = {c.call.id.strip() for c in found if c.call.id}
-        for ended, order, requested_call in requested.unexecuted(executed):
-            found.append(SpanCall(call=requested_call, convention="genai-messages", start_ns=ended, order=order,
-                                  trace_id=None, span_id=None, parent_id=None))
+        if requested is not None and requested.requested:  # else no call is unexecuted
+            executed = {c.fields[ID].strip() for c in found if c.fields[ID]}
+            for ended, order, requested_call in requested.unexecuted(executed):
+                found.append(SpanCall(list(attrs.astuple(requested_call, recurse=False)), "genai-messages", ended,
+                                      order, None, None, None))
         return Trace(calls=merge_and_order(found), source_format=self.name,
                      final_answer=answer[2] if answer else None,
                      metadata={"spans": total, "tool_spans": tool_spans,
