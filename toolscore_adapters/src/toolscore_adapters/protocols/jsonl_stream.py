@@ -55,13 +55,14 @@ def iter_json_lines(path: Path, *, expected: str, torn: list[str] | None = None)
 
 
 def _decode(path: Path, number: int, raw: bytes, expected: str) -> Any:
+    """One line's value; InputErrors naming the line. ``readlimits.loads_bytes`` reads the
+    bytes (orjson's reading where it is the standard reader's), which decodes them only
+    when it needs the text: a bad byte is its ``UnicodeDecodeError``, as ``raw.decode`` raises."""
     try:
-        text = raw.decode("utf-8")
+        return readlimits.loads_bytes(raw, file=path, location=f"line {number}", what="line is")
     except UnicodeDecodeError as exc:
         raise InputError(f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", file=path,
                          location=f"line {number}", hint="Save the file as UTF-8") from None
-    try:
-        return readlimits.loads(text, file=path, location=f"line {number}", what="line is")
     except json.JSONDecodeError as exc:
         raise InputError(f"line is not valid JSON ({exc.msg})", file=path,
                          location=f"line {number}, column {exc.colno}", expected=expected) from None
