@@ -20,13 +20,16 @@ once:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
+from toolscore_export import canonical
 from toolscore_export.canonical import (
     CANONICAL_FORM,
+    is_prepared,
     prepare,
     prepared_bytes,
     sha256_fast,
@@ -203,6 +206,21 @@ def redacted_run(run: RunInput) -> tuple[list[Any], list[Any]]:
     return redacted_calls(run.calls, text), [prepare(value, text) for value in _redactable(run)]
 
 
+def clean_prepared(calls: Sequence[Mapping[str, Any]], values: list[Any]) -> bool:
+    """True when ``calls`` (a list of dicts) and ``values`` are prepared already
+    (:func:`~toolscore_export.canonical.is_prepared`) and none of their strings can hold a
+    credential: a run of them may then be given to :func:`build_record` as prepared.
+
+    Why: :func:`redacted_run` would copy such calls and values into equal ones and, by the
+    same test of the same JSON text, redact nothing, which is the larger part of building a
+    trace's record. ``values`` must hold the strings of the run's :func:`_redactable` values
+    (the anchor test reads strings only: no anchor spans two JSON tokens, so any arrangement
+    of the same strings gives its answer).
+    """
+    from toolscore_export.redaction import can_skip_redaction
+
+    return (type(calls) is list and is_prepared(calls) and is_prepared(values)
+            and can_skip_redaction(prepared_bytes([calls, values], sort_keys=False)))
 
 
 def _hash_or_none(value: Any, known: bool = True) -> str | None:
@@ -211,6 +229,116 @@ def _hash_or_none(value: Any, known: bool = True) -> str | None:
 
 def _same(value: Any) -> Any:
     return value
+
+
+_NULL_SHA256 = hashlib.sha256(b"null").hexdigest()  # an unknown result's hash: no need to take it each time
+_OK, _ERROR, _DENIED, _UNKNOWN = CALL_STATUSES
+
+CallParts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[str], Any, tuple[int, int, int]]
+
+
+def record_calls(calls: Sequence[Mapping[str, Any]]) -> CallParts:
+    """A record's requested and completed calls from prepared, redacted ``calls``: both lists, what
+    they leave unknown, the first call's trace id (a string, else None) and the counts of calls
+    with a result, a duration and a cost.
+
+    By :func:`fast_calls` when orjson writes every value (nearly always), else by
+    :func:`general_calls`, the reference: the same lists either way (a test compares them).
+    """
+    if canonical._FAST:
+        try:
+            return fast_calls(calls)
+        except TypeError:  # orjson refused a value: the general path hashes it by the stdlib encoder
+            pass
+    return general_calls(calls)
+
+
+def fast_calls(calls: Sequence[Mapping[str, Any]]) -> CallParts:
+    """:func:`general_calls` with each hash taken from orjson's bytes in line, and the status and the
+    unknowns decided in line (TypeError when orjson refuses a value).
+
+    Why: a hash by :func:`~toolscore_export.canonical.sha256_fast` is a call, a test and an
+    exception guard each, and a record takes two a call; a run row's or a trace's calls
+    are most of its record.
+    """
+    dumps, sort, sha = canonical._orjson.dumps, canonical._SORTED, hashlib.sha256
+    requested: list[dict[str, Any]] = []
+    completed: list[dict[str, Any]] = []
+    unknown: list[str] = []
+    with_result = with_duration = with_cost = 0
+    trace_id = None
+    for index, (call, (call_id, id_source, source_id)) in enumerate(zip(calls, correlate_ids(calls), strict=True)):
+        get = call.get
+        args, result, structured = get("args"), get("result"), get("structured")
+        denied = get("denied")
+        if denied:
+            status = _DENIED
+        else:
+            is_error = get("is_error")
+            status = _ERROR if is_error is True else _OK if is_error is False else _UNKNOWN
+        duration, cost = get("duration"), get("cost_usd")
+        requested.append({
+            "call_id": call_id, "call_id_source": id_source, "source_call_id": source_id, "index": index,
+            "tool": get("tool"), "provider_name": get("provider_name"), "args": args,
+            "args_sha256": sha(dumps(args, option=sort)).hexdigest() if args is not None else None,
+            "denied": bool(denied), "deny_reason": get("deny_reason"), "span_id": get("span_id"),
+        })
+        captured = status != _UNKNOWN or result is not None or structured is not None
+        completed.append({
+            "call_id": call_id, "status": status, "result": result, "structured": structured, "error": get("error"),
+            "result_sha256": (None if not captured else _NULL_SHA256 if result is None
+                              else sha(dumps(result, option=sort)).hexdigest()),
+            "duration_s": duration, "cost_usd": cost,
+        })
+        if trace_id is None and isinstance(get("trace_id"), str):
+            trace_id = call["trace_id"]
+        with_result += status != _UNKNOWN
+        with_duration += duration is not None
+        with_cost += cost is not None
+        if status == _UNKNOWN or not captured or args is None or duration is None:
+            call_unknowns(unknown, call_id, status == _UNKNOWN, captured, args is None, duration is None)
+    cost_unknowns(unknown, completed, with_cost)
+    return requested, completed, unknown, trace_id, (with_result, with_duration, with_cost)
+
+
+_REQUESTED_KEYS = ("call_id", "call_id_source", "source_call_id", "index", "tool", "provider_name", "args",
+                   "args_sha256", "denied", "deny_reason", "span_id")
+_COMPLETED_KEYS = ("call_id", "status", "result", "structured", "error", "result_sha256", "duration_s", "cost_usd")
+
+
+def general_calls(calls: Sequence[Mapping[str, Any]]) -> CallParts:
+    """:func:`record_calls` written plainly, each hash by :func:`~toolscore_export.canonical.sha256_fast`:
+    the reference :func:`fast_calls` is tested against."""
+    pairs = [_general_call(call, index, ids)
+             for index, (call, ids) in enumerate(zip(calls, correlate_ids(calls), strict=True))]
+    requested = [asked for asked, _ in pairs]
+    completed = [done for _, done in pairs]
+    unknown: list[str] = []
+    for asked, done in pairs:  # a result is captured exactly when it is hashed
+        call_unknowns(unknown, asked["call_id"], done["status"] == "unknown", done["result_sha256"] is not None,
+                      asked["args"] is None, done["duration_s"] is None)
+    with_cost = sum(done["cost_usd"] is not None for done in completed)
+    cost_unknowns(unknown, completed, with_cost)
+    trace_id = next((call["trace_id"] for call in calls if isinstance(call.get("trace_id"), str)), None)
+    counts = (sum(done["status"] != "unknown" for done in completed),
+              sum(done["duration_s"] is not None for done in completed), with_cost)
+    return requested, completed, unknown, trace_id, counts
+
+
+def _general_call(call: Mapping[str, Any], index: int,
+                  ids: tuple[str, str, str | None]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One call's requested and completed entries, by the general rules."""
+    call_id, id_source, source_id = ids
+    get = call.get
+    args, status = get("args"), call_status(call)
+    result, structured = get("result"), get("structured")
+    captured = status != "unknown" or result is not None or structured is not None
+    asked = (call_id, id_source, source_id, index, get("tool"), get("provider_name"), args,
+             sha256_fast(args) if args is not None else None, bool(get("denied", False)), get("deny_reason"),
+             get("span_id"))
+    done = (call_id, status, result, structured, get("error"), sha256_fast(result) if captured else None,
+            get("duration"), get("cost_usd"))
+    return dict(zip(_REQUESTED_KEYS, asked, strict=True)), dict(zip(_COMPLETED_KEYS, done, strict=True))
 
 
 def call_unknowns(unknown: list[str], call_id: str, no_status: bool, captured: bool, no_args: bool,
@@ -273,40 +401,10 @@ def build_record(run: RunInput) -> dict[str, Any]:
     else:
         (calls, values), prepare_ = redacted_run(run), prepare
     run_id, task_id, arm_id, study, source_name, error, prompt, final_answer, usage, price, server, evaluation = values
-    ids = correlate_ids(calls)
-    requested: list[dict[str, Any]] = []
-    completed: list[dict[str, Any]] = []
-    unknown: list[str] = []
-    with_result = with_duration = with_cost = 0
     trace_id = run.trace_id
-    for index, (call, (call_id, id_source, source_id)) in enumerate(zip(calls, ids, strict=True)):
-        get = call.get
-        args = get("args")
-        status = call_status(call)
-        duration = get("duration")
-        cost = get("cost_usd")
-        requested.append({
-            "call_id": call_id, "call_id_source": id_source, "source_call_id": source_id, "index": index,
-            "tool": get("tool"), "provider_name": get("provider_name"), "args": args,
-            "args_sha256": sha256_fast(args) if args is not None else None,
-            "denied": bool(get("denied", False)), "deny_reason": get("deny_reason"),
-            "span_id": get("span_id"),
-        })
-        result, structured = get("result"), get("structured")
-        captured = status != "unknown" or result is not None or structured is not None
-        completed.append({
-            "call_id": call_id, "status": status, "result": result, "structured": structured,
-            "error": get("error"),
-            "result_sha256": sha256_fast(result) if captured else None,
-            "duration_s": duration, "cost_usd": cost,
-        })
-        if trace_id is None and isinstance(get("trace_id"), str):
-            trace_id = call["trace_id"]
-        with_result += status != "unknown"
-        with_duration += duration is not None
-        with_cost += cost is not None
-        call_unknowns(unknown, call_id, status == "unknown", captured, args is None, duration is None)
-    cost_unknowns(unknown, completed, with_cost)
+    requested, completed, unknown, call_trace_id, (with_result, with_duration, with_cost) = record_calls(calls)
+    if trace_id is None:
+        trace_id = call_trace_id
 
     usage = {key: usage.get(key) for key in ("input_tokens", "output_tokens", "cached_tokens")}
     cost_usd = prepare_(run.cost_usd)

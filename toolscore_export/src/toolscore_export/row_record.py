@@ -24,17 +24,14 @@ from toolscore_export.record import (
     RECORD_HASH_KEY,
     RECORD_SCHEMA,
     RECORD_VERSION,
-    call_unknowns,
-    correlate_ids,
-    cost_unknowns,
     coverage,
+    fast_calls,
     run_unknowns,
 )
 
 _FINAL_KNOWN_STATUSES = ("completed", "limit_reached")  # the harness kept the whole conversation
 _RUN_ROW = "run-row"
-_OK, _ERROR, _DENIED, _UNKNOWN = "ok", "error", "denied", "unknown"  # record.CALL_STATUSES
-_NULL_SHA256 = hashlib.sha256(b"null").hexdigest()  # a denied call's missing result: no need to hash it each time
+_UNKNOWN = "unknown"  # an outcome nobody knows
 
 
 def row_record(row: dict[str, Any], name: str, sha256: str, line: int, attempts: int) -> dict[str, Any]:
@@ -56,49 +53,6 @@ def general_record(row: dict[str, Any], name: str, sha256: str, line: int, attem
     return build_record(run_input_from_row(row, source, attempts=attempts, prepared=True))
 
 
-def _calls(calls: list[Any],
-           unknown: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Any, tuple[int, int, int]]:
-    """The requested and completed calls, their unknowns (into ``unknown``), the first call's trace id,
-    and the counts of calls with a result, a duration and a cost."""
-    dumps, sort, sha = canonical._orjson.dumps, canonical._SORTED, hashlib.sha256
-    requested: list[dict[str, Any]] = []
-    completed: list[dict[str, Any]] = []
-    with_result = with_duration = with_cost = 0
-    trace_id = None
-    for index, (call, (call_id, id_source, source_id)) in enumerate(zip(calls, correlate_ids(calls), strict=True)):
-        get = call.get
-        args, result, structured = get("args"), get("result"), get("structured")
-        denied = get("denied")
-        if denied:
-            status = _DENIED
-        else:
-            is_error = get("is_error")
-            status = _ERROR if is_error is True else _OK if is_error is False else _UNKNOWN
-        duration, cost = get("duration"), get("cost_usd")
-        requested.append({
-            "call_id": call_id, "call_id_source": id_source, "source_call_id": source_id, "index": index,
-            "tool": get("tool"), "provider_name": get("provider_name"), "args": args,
-            "args_sha256": sha(dumps(args, option=sort)).hexdigest() if args is not None else None,
-            "denied": bool(denied), "deny_reason": get("deny_reason"), "span_id": get("span_id"),
-        })
-        captured = status != _UNKNOWN or result is not None or structured is not None
-        completed.append({
-            "call_id": call_id, "status": status, "result": result, "structured": structured, "error": get("error"),
-            "result_sha256": (None if not captured else _NULL_SHA256 if result is None
-                              else sha(dumps(result, option=sort)).hexdigest()),
-            "duration_s": duration, "cost_usd": cost,
-        })
-        if trace_id is None and isinstance(get("trace_id"), str):
-            trace_id = call["trace_id"]
-        with_result += status != _UNKNOWN
-        with_duration += duration is not None
-        with_cost += cost is not None
-        if status == _UNKNOWN or not captured or args is None or duration is None:
-            call_unknowns(unknown, call_id, status == _UNKNOWN, captured, args is None, duration is None)
-    cost_unknowns(unknown, completed, with_cost)
-    return requested, completed, trace_id, (with_result, with_duration, with_cost)
-
-
 def _evaluation(block: Any) -> dict[str, Any] | None:
     """The verdict part of a row's evaluation block (sources._row_evaluation), spelled out: a dict
     display costs less than a comprehension over the keys."""
@@ -113,8 +67,7 @@ def _evaluation(block: Any) -> dict[str, Any] | None:
 def _record(row: dict[str, Any], name: str, sha256: str, line: int, attempts: int) -> dict[str, Any]:
     get = row.get
     calls = row["calls"]
-    unknown: list[str] = []
-    requested, completed, trace_id, counts = _calls(calls, unknown)
+    requested, completed, unknown, trace_id, counts = fast_calls(calls)
     usage_in = get("usage") or {}
     if type(usage_in) is not dict:
         usage_in = dict(usage_in)

@@ -36,7 +36,7 @@ from toolscore_export.parallel import (
     encoded_rows,
     first_pass,
 )
-from toolscore_export.record import RunInput, SourceRef
+from toolscore_export.record import RunInput, SourceRef, clean_prepared
 from toolscore_export.redaction import may_hold_a_secret
 from toolscore_export.row_check import surely_valid
 from toolscore_export.row_record import row_record
@@ -744,9 +744,14 @@ def trace_run(trace: Any, calls: list[dict[str, Any]], source: SourceRef, *, gol
         reasons = outcome_reasons(record)
         evaluation = evaluation_summary(record, reasons)
         outcome = "fail" if reasons else "pass"
-    return RunInput(run_id=run_id, source=source, outcome=outcome, final_answer=trace.final_answer, calls=calls,
+    task_id = Path(gold).stem if gold is not None else None
+    final_answer = trace.final_answer
+    # The run's other redacted values (arm, study, error, prompt, usage, price, server) are
+    # unknown here: these are the strings of its _redactable values.
+    prepared = clean_prepared(calls, [run_id, task_id, source.name, final_answer, evaluation])
+    return RunInput(run_id=run_id, source=source, outcome=outcome, final_answer=final_answer, calls=calls,
                     evaluation=evaluation, trace_id=trace_id, span_source=trace.source_format == OTLP_FORMAT,
-                    span_id=span_id, task_id=Path(gold).stem if gold is not None else None)
+                    span_id=span_id, task_id=task_id, prepared=prepared)
 
 
 # --- all sources ----------------------------------------------------------------------------------------
