@@ -94,3 +94,14 @@ def test_a_bad_line_is_worded_as_before(tmp_path: Path, line: bytes, message: st
     with pytest.raises(InputError) as caught:
         list(jsonl_stream.iter_json_lines(path, expected=EXPECTED))
     assert (caught.value.message, caught.value.file, caught.value.location) == (message, str(path), location)
+
+
+def test_lines_around_and_past_the_read_buffer_read_whole(tmp_path: Path) -> None:
+    """Lines that end just before, at and after the buffer's end, and lines longer than it."""
+    size = jsonl_stream._BUFFER
+    lines = [b'{"s": "' + b"x" * (length - 9) + b'"}' for length in
+             (size - 2, 10, size - 1, size, size + 1, 3 * size + 7, 3_800, 3_800, 3_800, 5)]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    got = [(number, value["s"]) for number, value in jsonl_stream.iter_json_lines(path, expected=EXPECTED)]
+    assert got == [(number, line[7:-2].decode()) for number, line in enumerate(lines, start=1)]

@@ -146,8 +146,7 @@ def test_random_texts_read_the_same_by_both_paths() -> None:
 def test_the_random_texts_take_the_fast_path_often_and_not_always() -> None:
     """The comparison above means something only if orjson's value was taken for many texts."""
     pytest.importorskip("orjson")
-    taken = [not readlimits.may_hold_long_int(raw) and not readlimits._may_be_deep_bytes(raw)
-             and _parses_with_orjson(raw) for raw in _texts(11, 2_000)]
+    taken = [readlimits._orjson_agrees(raw) and _parses_with_orjson(raw) for raw in _texts(11, 2_000)]
     assert 0.3 < sum(taken) / len(taken) < 0.9
 
 
@@ -192,7 +191,7 @@ def test_an_otlp_line_is_read_by_orjson() -> None:
     raw = _otlp_line()
     assert b'"1795000000' in raw and b"0" * 31 in raw
     assert not readlimits.may_hold_long_int(raw)
-    assert not readlimits._may_be_deep_bytes(raw)
+    assert readlimits._orjson_agrees(raw)
     assert _outcome(_fast, raw) == _outcome(_general, raw)
 
 
@@ -243,11 +242,33 @@ def test_may_hold_long_int_after_every_byte_a_number_can_follow(before: str, num
     assert readlimits.may_hold_long_int((before + number + closing).encode())
 
 
-def test_shallow_bytes_is_shallow_text_of_the_decoded_bytes() -> None:
-    for raw in _texts(14, 3_000):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+def _valid_json(raw: bytes) -> str | None:
+    """The text of ``raw`` when it is valid JSON (too deep for the standard reader included)."""
+    try:
+        text = raw.decode("utf-8")
+        json.loads(text)
+    except RecursionError:
+        return text
+    except ValueError:
+        return None
+    return text
+
+
+def test_orjson_agrees_is_the_long_int_test_and_the_nesting_test_of_the_text() -> None:
+    """The one pass over the classes decides as the two tests it stands for, on the decoded text."""
+    texts = _texts(14, 3_000) + _fixture_texts()
+    texts += [b"[" * n + b"1" + b"]" * n for n in (99, 100, 101, 150)]
+    texts += [b'{"a":' * n + b"1" + b"}" * n for n in (99, 100, 101)]
+    texts += [b"[" + b"[]," * 200 + b"[]]", b'["[[[[' + b"[" * 200 + b'"]']  # many brackets, shallow
+    checked = 0
+    for raw in texts:
+        text = _valid_json(raw)
+        if text is None:
+            continue  # orjson refuses it, so the answer is never used
+        checked += 1
         assert readlimits._shallow_bytes(raw) == readlimits._shallow_text(text), raw
-        assert readlimits._may_be_deep_bytes(raw) == readlimits._may_be_deep(text), raw
+        expected = not readlimits.may_hold_long_int(raw) and not readlimits._may_be_deep(text)
+        assert readlimits._orjson_agrees(raw) == expected, raw
+    assert checked > 1_500
+    assert readlimits._orjson_agrees(b"[" + b"[]," * 200 + b"[]]")
+    assert not readlimits._orjson_agrees(b"[" * 101 + b"]" * 101)

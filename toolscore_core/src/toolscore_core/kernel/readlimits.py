@@ -101,15 +101,15 @@ def loads_bytes(raw: bytes, *, file: str | Path | None = None, location: str | N
     infinities, a lone surrogate, bad UTF-8, a BOM, a control character in a string, so the
     general path decides those and words the error), reads floats correctly rounded, and
     keeps a repeated key where the first stood with the last value, as a dict does. What
-    it reads differently is kept from it: an integer past 64 bits (a float to orjson) by
-    :func:`may_hold_long_int`, and data deep enough for the nesting limit (orjson reads
-    1,000 levels, where the standard reader has to refuse) by the bracket tests of
-    :func:`settle`. A value orjson accepts is then what :func:`settle` would return: shallow,
-    and without a lone surrogate to replace. Without orjson (it is optional) this is
-    :func:`loads`. ``UnicodeDecodeError`` propagates, as ``raw.decode`` raises it.
+    it reads differently, :func:`_orjson_agrees` keeps from it: an integer past 64 bits (a
+    float to orjson), and data deep enough for the nesting limit (orjson reads 1,000
+    levels, where the standard reader has to refuse). A value orjson accepts is then what
+    :func:`settle` would return: shallow, and without a lone surrogate to replace. Without
+    orjson (it is optional) this is :func:`loads`. ``UnicodeDecodeError`` propagates, as
+    ``raw.decode`` raises it.
     """
     fast = _orjson if _orjson is not None else fast_json()
-    if fast and not may_hold_long_int(raw) and not _may_be_deep_bytes(raw):
+    if fast and _orjson_agrees(raw):
         try:
             return fast.loads(raw)
         except (fast.JSONDecodeError, RecursionError):
@@ -136,12 +136,48 @@ def fast_json() -> Any:
     return _orjson
 
 
-#: Byte classes for :func:`may_hold_long_int`: a digit reads as ``0``, a byte that can stand
-#: just before a number's digits outside a string (start of the token, its sign, the point or
-#: exponent of a float) as ``u``, any other byte as a space.
-_NUMBER_CLASSES = bytes(0x30 if 0x30 <= b <= 0x39 else 0x75 if b in b" \t\n\r:,[-+.eE" else 0x20
-                        for b in range(256))
+#: Bytes that can stand just before a number's digits outside a string: where a value starts
+#: (whitespace, ``:``, ``,``, ``[``), its sign, a float's point and exponent.
+_BEFORE_NUMBER = b" \t\n\r:,[-+.eE"
+#: What :func:`_number_classes` maps each byte to: a digit to ``0``, a byte of
+#: :data:`_BEFORE_NUMBER` to ``u``, a closing bracket to ``b``, a quote to ``q``; every other
+#: byte is dropped.
+_CLASSES = bytes(0x30 if 0x30 <= b <= 0x39 else 0x75 if b in _BEFORE_NUMBER else 0x62 if b in b"]}"
+                 else 0x71 if b == 0x22 else 0x20 for b in range(256))
+_DROPPED = bytes(b for b in range(256) if _CLASSES[b] == 0x20)
 _LONG_RUN = b"0" * 19  # the fewest digits of an integer past 64 bits (2**63 has 19)
+_LONG_AFTER_START = b"u" + _LONG_RUN
+
+
+def _number_classes(raw: bytes) -> bytes:
+    """``raw`` with digits, :data:`_BEFORE_NUMBER` bytes, closing brackets and quotes as
+    classes and every other byte dropped: what the tests below read, in one C pass.
+
+    Why drop bytes: the search and the count after it then read half the line. Dropping
+    can only join a digit run to an earlier byte or to another run, so a test that finds
+    nothing in the classes finds nothing in ``raw``: runs may only look longer, or look
+    preceded by a ``u``, never the reverse (false alarms, which cost the slower reader).
+    Why closing brackets are counted: valid JSON has as many as opening ones, and ``[`` is
+    already a ``u``.
+    """
+    return raw.translate(_CLASSES, _DROPPED)
+
+
+def _long_int_in(classes: bytes) -> bool:
+    """Whether :func:`_number_classes` show a run of 19 digits or more at the start, or
+    after a byte that can start a number or be part of one (see :func:`may_hold_long_int`)."""
+    return _LONG_AFTER_START in classes or classes.startswith(_LONG_RUN)
+
+
+def _orjson_agrees(raw: bytes) -> bool:
+    """True when orjson's value of JSON ``raw``, if it accepts it, is provably :func:`loads`':
+    no integer of 19 digits or more (:func:`may_hold_long_int`) and shallow by the tests of
+    :func:`_may_be_deep` (which counts opening brackets; valid JSON has as many closing ones,
+    counted here in the same classes). Text orjson refuses gets any answer: it is not read."""
+    classes = _number_classes(raw)
+    if _long_int_in(classes):
+        return False
+    return classes.count(b"b") <= MAX_NESTING or _shallow_bytes(raw)
 
 
 def may_hold_long_int(raw: bytes) -> bool:
@@ -158,8 +194,7 @@ def may_hold_long_int(raw: bytes) -> bool:
     count: one translation and one search. A false alarm (such a run after a space inside
     a string) costs only the slower reader; a float with such a run goes there too.
     """
-    classes = raw.translate(_NUMBER_CLASSES)
-    return b"u" + _LONG_RUN in classes or classes.startswith(_LONG_RUN)
+    return _long_int_in(_number_classes(raw))
 
 
 def settle(value: Any, text: str, *, file: str | Path | None = None, location: str | None = None,
@@ -190,14 +225,6 @@ def _may_be_deep(text: str) -> bool:
     if len(text) >= _LARGE_TEXT:
         return not _shallow_text(text) and text.count("[") + text.count("{") > MAX_NESTING
     return text.count("[") + text.count("{") > MAX_NESTING and not _shallow_text(text)
-
-
-def _may_be_deep_bytes(data: bytes) -> bool:
-    """:func:`_may_be_deep` of ``data.decode("utf-8")``, from the UTF-8 bytes themselves
-    (brackets are the same bytes in both, and :func:`_shallow_text` reads the bytes)."""
-    if len(data) >= _LARGE_TEXT:
-        return not _shallow_bytes(data) and data.count(b"[") + data.count(b"{") > MAX_NESTING
-    return data.count(b"[") + data.count(b"{") > MAX_NESTING and not _shallow_bytes(data)
 
 
 def _may_have_surrogates(text: str) -> bool:
