@@ -47,7 +47,7 @@ def fixture_requests() -> list[tuple[str, Any]]:
 
 
 def test_the_positional_constructions_follow_the_fields() -> None:
-    """``_otlp_span`` builds a Span, ``span_call`` a ToolCall, with positional arguments in field
+    """``otlp_span`` builds a Span, ``span_call`` a ToolCall, with positional arguments in field
     order, passing the defaults of the fields it does not set (test_otel_merge_fast pins the
     ToolCall and SpanCall fields): a field added or moved must be added or moved there too."""
     assert [f.name for f in attrs.fields(Span)] == [
@@ -273,8 +273,9 @@ def test_json_text_reads_as_the_kernel_reads_it() -> None:
     texts += [json.dumps(_odd_value(rng)) for _ in range(500)]
     for text in texts:
         for what in ("is", "tool-call arguments are"):
-            assert outcome(otel_json.loads, text, location="$.x", what=what) == outcome(
-                readlimits.loads, text, location="$.x", what=what), text
+            expected = outcome(readlimits.loads, text, location="$.x", what=what)
+            assert outcome(otel_json.loads, text, location="$.x", what=what) == expected, text
+            assert outcome(otel_json.loads, text, location=lambda: "$.x", what=what) == expected, text  # spelled late
 
 
 def test_every_attribute_text_of_the_fixtures_and_random_requests_reads_as_the_kernel_reads_it() -> None:
@@ -299,7 +300,7 @@ def _any_id(rng: random.Random) -> Any:
 
 def _any_time(rng: random.Random) -> Any:
     return rng.choice([str(1795000000000000000 + rng.randint(0, 10**9)), "0", "00", "", " 1", "1 ", "9" * 19,
-                       "9" * 20, "9" * 21, "18446744073709551615", "18446744073709551616", "\u0663" * 19, "-1", "1.5",
+                       "9" * 20, "9" * 21, "18446744073709551615", "18446744073709551616", "\u0663" * 19, "-1", "+5", "1_0", " 0", "0 ", "1.5",
                        "x", 0, 1795000000000000000, 2**64, 1.5e18, 1.5, True, None, ["1"]])
 
 
@@ -326,3 +327,28 @@ def test_a_spans_times_read_as_time_reads_them() -> None:
     for _ in range(20000):
         times = _any_time(rng), _any_time(rng)
         assert outcome(otel_spans._times, *times, "$.s") == outcome(times_one_by_one, *times), times
+
+
+def test_wanted_is_a_tool_span_an_answer_or_responses() -> None:
+    """``wanted`` spells out ``is_tool_span`` and ``carries_answer``: the same verdict as asking the three."""
+    from toolscore_adapters.protocols.otel import wanted
+    from toolscore_adapters.protocols.otel_answer import carries_answer
+    from toolscore_adapters.protocols.otel_calls import is_tool_span
+    from toolscore_adapters.protocols.otel_messages import has_responses
+
+    rng = random.Random(30)
+    seen = set()
+    for _ in range(400):
+        for _, raw in otel_spans.iter_raw_spans(random_request(rng, odd=False)):
+            attributes = otel_spans.key_values(raw["attributes"], "$")
+            for name in (raw["name"], "running tool", "execute_tool x", "chat"):
+                verdict = wanted(name, attributes)
+                assert verdict is (is_tool_span(name, attributes) or carries_answer(attributes)
+                                   or has_responses(attributes)), (name, attributes)
+                seen.add(verdict)
+        extra = {"ai.response.text": rng.choice([None, "", "done"]), "ai.operationId": rng.choice([None, "ai.toolCall"]),
+                 "gen_ai.input.messages": rng.choice([None, "[]", "tool_call_response", []])}
+        attributes = {key: value for key, value in extra.items() if rng.random() < 0.5}
+        assert wanted("chat", attributes) is (is_tool_span("chat", attributes) or carries_answer(attributes)
+                                             or has_responses(attributes)), attributes
+    assert seen == {True, False}

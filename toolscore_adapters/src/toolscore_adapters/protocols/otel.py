@@ -19,15 +19,16 @@ import attrs
 
 from toolscore_adapters.protocols import otel_spans as spans
 from toolscore_adapters.protocols.jsonl_stream import TORN_KEY, first_line, iter_json_lines
-from toolscore_adapters.protocols.otel_answer import answer_text, carries_answer
+from toolscore_adapters.protocols.otel_answer import answer_text
 from toolscore_adapters.protocols.otel_calls import (
     ID,
     SpanCall,
-    is_tool_span,
+    convention_from,
     merge_and_order,
     span_call,
 )
 from toolscore_adapters.protocols.otel_messages import (
+    OUTPUT_KEY,
     RequestedCalls,
     has_responses,
     output_messages,
@@ -157,8 +158,15 @@ class OtelAdapter(TraceAdapter):
 
 def wanted(name: str, attributes: dict[str, Any]) -> bool:
     """Spans worth decoding in full: tool calls, and spans whose messages hold an answer,
-    requested calls or tool responses."""
-    return is_tool_span(name, attributes) or carries_answer(attributes) or has_responses(attributes)
+    requested calls or tool responses.
+
+    ``is_tool_span`` and ``carries_answer`` are spelled out (asked of every span of a file,
+    most of them turned down: two calls fewer each); a test holds this to them."""
+    if convention_from(name, attributes) is not None:  # is_tool_span
+        return True
+    if attributes.get(OUTPUT_KEY) is not None or attributes.get("ai.response.text") is not None:  # carries_answer
+        return True
+    return has_responses(attributes)
 
 
 def _is_bare_otlp_span(item: Any) -> bool:

@@ -41,6 +41,7 @@ RESULT_KEYS = ("gen_ai.tool.call.result", "tool_response", "tool.result", "tool.
 PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system")
 _NAME_PREFIXES = ("execute_tool ", "tools/call ")
 _METADATA_KEYS = ("jsonrpc.request.id", "mcp.session.id", "gen_ai.tool.type", "rpc.response.status_code")
+_METADATA_SET = frozenset(_METADATA_KEYS)
 
 
 # Where each ToolCall field is in SpanCall.fields (a test pins them to ToolCall's own fields).
@@ -94,27 +95,33 @@ def convention_from(name: str, a: dict[str, Any]) -> str | None:
         return "openinference" if isinstance(kind, str) and kind.upper() == "TOOL" else None
     if a.get("ai.toolCall.name") is not None or a.get("ai.operationId") == "ai.toolCall":
         return "vercel"
-    if name.startswith("execute_tool ") or (name == "running tool" and _first_str(a, TOOL_NAME_KEYS)):
+    if name.startswith("execute_tool ") or (name == "running tool" and _first_str(a, TOOL_NAME_KEYS, _TOOL_NAME_SET)):
         return "legacy"
     return None
 
 
-_KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {keys: frozenset(keys) for keys in (TOOL_NAME_KEYS, CALL_ID_KEYS, ARGUMENT_KEYS, RESULT_KEYS,
-                                                PROVIDER_KEYS)}
+# Each list's keys as a set, for the one C-level test that most spans hold none of them (see
+# _first_str); passed by the callers here, as looking the set up by its tuple hashes all its keys.
+_TOOL_NAME_SET, _CALL_ID_SET, _ARGUMENT_SET, _RESULT_SET, _PROVIDER_SET = _SETS = tuple(
+    frozenset(keys) for keys in (TOOL_NAME_KEYS, CALL_ID_KEYS, ARGUMENT_KEYS, RESULT_KEYS, PROVIDER_KEYS))
+_KEY_SETS: dict[tuple[str, ...], frozenset[str]] = dict(zip(
+    (TOOL_NAME_KEYS, CALL_ID_KEYS, ARGUMENT_KEYS, RESULT_KEYS, PROVIDER_KEYS), _SETS, strict=True))
 
 
-def _none_of(attributes: dict[str, Any], keys: tuple[str, ...]) -> bool:
-    """True when ``attributes`` holds none of ``keys``: one C-level test instead of a lookup per key.
+def _none_of(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None) -> bool:
+    """True when ``attributes`` holds none of ``keys`` (``among``: their set, when the caller has it):
+    one C-level test instead of a lookup per key.
 
     Why: a tool span is asked for its first call id, provider, arguments and result key, 30
     names in all, and most of them are absent from any one span.
     """
-    found = _KEY_SETS.get(keys)
-    return attributes.keys().isdisjoint(found if found is not None else keys)
+    if among is None:
+        among = _KEY_SETS.get(keys)
+    return attributes.keys().isdisjoint(among if among is not None else keys)
 
 
-def _first_str(attributes: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    if _none_of(attributes, keys):
+def _first_str(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None = None) -> str | None:
+    if _none_of(attributes, keys, among):
         return None
     for key in keys:
         value = attributes.get(key)
@@ -123,8 +130,8 @@ def _first_str(attributes: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _first_key(attributes: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    if _none_of(attributes, keys):
+def _first_key(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None = None) -> str | None:
+    if _none_of(attributes, keys, among):
         return None
     for key in keys:
         if attributes.get(key) is not None:
@@ -136,7 +143,7 @@ def _tool_name(span: Span, convention: str) -> str:
     name = span.attributes.get("gen_ai.tool.name")  # the usual case, checked first
     if type(name) is str and name and not name[0].isspace() and not name[-1].isspace():
         return name
-    name = _first_str(span.attributes, TOOL_NAME_KEYS)
+    name = _first_str(span.attributes, TOOL_NAME_KEYS, _TOOL_NAME_SET)
     if name:
         return name
     for prefix in _NAME_PREFIXES:
@@ -152,7 +159,7 @@ def _arguments(span: Span) -> tuple[dict[str, Any] | None, dict[str, Any] | None
     """``(args, metadata)``. Argument text that is not a JSON object is the agent's own
     failure (a cut-off or malformed answer): the call is kept with unknown arguments and
     the raw text in its metadata, so the rest of the trace is still scored."""
-    key = _first_key(span.attributes, ARGUMENT_KEYS)
+    key = _first_key(span.attributes, ARGUMENT_KEYS, _ARGUMENT_SET)
     if key is None:
         return None, None  # opt-in content was off: unknown, not "no arguments"
     value = span.attributes[key]
@@ -163,9 +170,9 @@ def _arguments(span: Span) -> tuple[dict[str, Any] | None, dict[str, Any] | None
     if isinstance(value, str):
         if not value.strip():
             return {}, None
-        where = f"{span.where}.attributes[{key!r}]"
         try:  # within the kernel's read limits: nesting, integer length, lone surrogates
-            parsed = otel_json.loads(value, location=where, what="tool-call arguments are")
+            parsed = otel_json.loads(value, location=lambda: f"{span.where}.attributes[{key!r}]",
+                                     what="tool-call arguments are")  # the place is spelled for an error only
         except json.JSONDecodeError as exc:
             return None, {"raw_arguments": value, "arguments_error": f"not valid JSON: {exc.msg} (character {exc.pos})"}
         if isinstance(parsed, dict):
@@ -177,7 +184,7 @@ def _arguments(span: Span) -> tuple[dict[str, Any] | None, dict[str, Any] | None
 
 def _result(span: Span) -> tuple[Any, Any, bool, bool | None, str | None]:
     """``(result, structured_result, recorded, mcp_is_error, mcp_error)``."""
-    key = _first_key(span.attributes, RESULT_KEYS)
+    key = _first_key(span.attributes, RESULT_KEYS, _RESULT_SET)
     if key is None:
         return None, None, False, None, None
     value = span.attributes[key]
@@ -216,7 +223,7 @@ def _exception_message(span: Span) -> str | None:
 
 def span_call(span: Span) -> SpanCall | None:
     """The tool call ``span`` records, or ``None`` when it is not a tool-call span."""
-    convention = convention_of(span)
+    convention = convention_from(span.name, span.attributes)
     if convention is None:
         return None
     a = span.attributes
@@ -244,18 +251,19 @@ def span_call(span: Span) -> SpanCall | None:
         metadata["span_id"] = span.span_id
     if span.trace_id:
         metadata["trace_id"] = span.trace_id
-    for key in _METADATA_KEYS:
-        value = a.get(key)
-        if value is not None:
-            metadata[key] = value
+    if not a.keys().isdisjoint(_METADATA_SET):  # a GenAI span has none of them
+        for key in _METADATA_KEYS:
+            value = a.get(key)
+            if value is not None:
+                metadata[key] = value
     if error_type is not None:
         metadata["error.type"] = error_type
     if invalid:
         metadata.update(invalid)
-    call_id = _first_str(a, CALL_ID_KEYS)
+    call_id = _first_str(a, CALL_ID_KEYS, _CALL_ID_SET)
     #        tool, args, id,      result, structured_result, is_error, error, duration,
     fields = [tool, args, call_id, result, structured, is_error, error, duration,
-              False, None, _first_str(a, PROVIDER_KEYS), None, metadata]
+              False, None, _first_str(a, PROVIDER_KEYS, _PROVIDER_SET), None, metadata]
     #         denied, denied_reason, provider,           index, metadata
     return SpanCall(fields, convention, span.start_ns, span.order, span.trace_id, span.span_id, span.parent_id)
 

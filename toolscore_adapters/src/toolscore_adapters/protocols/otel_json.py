@@ -24,14 +24,21 @@ from toolscore_core.kernel import readlimits
 _scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
-def loads(text: str, *, location: str | None = None, what: str = "is") -> Any:
-    """``readlimits.loads(text, location=location, what=what)``: the same value, or the same error."""
+def loads(text: str, *, location: str | Callable[[], str] | None = None, what: str = "is") -> Any:
+    """``readlimits.loads(text, location=location, what=what)``: the same value, or the same error.
+
+    ``location`` may be a function giving it: a text read here needs no place (most do), so
+    the caller need not spell one for every text."""
     try:
         value, end = _scan(text, 0)
     except Exception:  # not a value at 0, or past a limit: the kernel's reader says which, in its words
-        return readlimits.loads(text, location=location, what=what)
+        return readlimits.loads(text, location=_spelled(location), what=what)
     if end != len(text):  # whitespace or more data after the value: the kernel's reader decides
-        return readlimits.loads(text, location=location, what=what)
+        return readlimits.loads(text, location=_spelled(location), what=what)
     if "\\" not in text and text.count("[") + text.count("{") <= readlimits.MAX_NESTING:
         return value  # what settle answers: too few brackets to be too deep, no escape to make a surrogate
-    return readlimits.settle(value, text, location=location, what=what)
+    return readlimits.settle(value, text, location=_spelled(location), what=what)
+
+
+def _spelled(location: str | Callable[[], str] | None) -> str | None:
+    return location() if callable(location) else location

@@ -229,9 +229,11 @@ def _status(raw: Any, where: str, field: str = "") -> tuple[int, str | None]:
         return STATUS_UNSET, None
     where = where + field
     raw = _dict(raw, where)
-    code = raw.get("code", raw.get("status_code", 0))
-    message = raw.get("message", raw.get("description"))
-    if isinstance(code, str) and code in _STATUS_NAMES:
+    code = raw["code"] if "code" in raw else raw.get("status_code", 0)  # the other spelling looked up only if needed
+    message = raw["message"] if "message" in raw else raw.get("description")
+    if type(code) is int and 0 <= code <= 2:  # the usual case, first (a bool's type is bool)
+        number = code
+    elif isinstance(code, str) and code in _STATUS_NAMES:
         number = _STATUS_NAMES[code]
     elif isinstance(code, int) and not isinstance(code, bool) and code in (0, 1, 2):
         number = code
@@ -257,7 +259,8 @@ def _events(raw: Any, where: str, field: str = "") -> tuple[tuple[str, dict[str,
     return tuple(out)
 
 
-def _otlp_span(raw: Any, where: str, order: int, keep: Keep | None = None) -> Span | None:
+def otlp_span(raw: Any, where: str, order: int, keep: Keep | None = None) -> Span | None:
+    """One raw OTLP/JSON span decoded, as :func:`iter_request_spans` decodes it (``None``: ``keep`` said no)."""
     # The usual cases of _dict, _status and _events are tested here, sparing a call each:
     # a span is a plain dict, with an empty status and no events, nearly always.
     if type(raw) is not dict:
@@ -307,11 +310,14 @@ def _ids(trace: Any, span: Any, parent: Any, where: str) -> tuple[str | None, st
 
 
 def _times(start: Any, end: Any, where: str) -> tuple[int | None, int | None]:
-    """:func:`_time` of a span's start and end. Why: nearly always both are texts of 19 decimal
-    digits (below 2**64 whatever they say, so no bound to check), read here without two calls."""
-    if (type(start) is str and type(end) is str and len(start) <= 19 and len(end) <= 19 and start.isdecimal()
-            and end.isdecimal()):
-        return (int(start) if start != "0" else None), (int(end) if end != "0" else None)
+    """:func:`_time` of a span's start and end. Why: nearly always both are texts of 19 digits,
+    read here without two calls. A text of up to 19 characters is what ``int()`` makes of it
+    there too (below 2**64 whatever it says, so no bound to check), or goes the general way."""
+    if type(start) is str and type(end) is str and len(start) <= 19 and len(end) <= 19:
+        try:
+            return (int(start) if start != "0" else None), (int(end) if end != "0" else None)
+        except ValueError:
+            pass  # which one is wrong, and its place: the general way says
     return _time(start, where, ".startTimeUnixNano"), _time(end, where, ".endTimeUnixNano")
 
 
@@ -328,13 +334,8 @@ def iter_request_spans(request: Any, where: str = "$", start_order: int = 0,
     """
     order = start_order
     for span_where, raw in iter_raw_spans(request, where):
-        yield _otlp_span(raw, span_where, order, keep)
+        yield otlp_span(raw, span_where, order, keep)
         order += 1
-
-
-def otlp_span(raw: Any, where: str, order: int, keep: Keep | None = None) -> Span | None:
-    """One raw OTLP/JSON span decoded, as :func:`iter_request_spans` decodes it (``None``: ``keep`` said no)."""
-    return _otlp_span(raw, where, order, keep)
 
 
 def iter_raw_spans(request: Any, where: str = "$") -> Iterator[tuple[str, Any]]:
