@@ -266,7 +266,8 @@ def test_an_attribute_reads_as_any_value_reads_its_value() -> None:
 def test_json_text_reads_as_the_kernel_reads_it() -> None:
     rng = random.Random(14)
     texts = ['{"path": "a.txt"}', " {}", "{} ", "\ufeff{}", "", " ", "[1, 2]", "{}{}", '{"a": NaN}', "nul", "1e999",
-             '{"n": ' + "9" * 5000 + "}", "[" * 150 + "]" * 150, "[" * 99 + "]" * 99, '"\\ud800"', '{"\\udc00": 1}',
+             '{"n": ' + "9" * 5000 + "}", "[" * 150 + "]" * 150, "[" * 99 + "]" * 99,
+             "[" * 100 + "]" * 100, "[" * 101 + "]" * 101, "{" * 50 + "}" * 50, '{"a":' * 101 + "1" + "}" * 101, '"\\ud800"', '{"\\udc00": 1}',
              '{"a": "é\\u00e9"}', "-0", "[1,]", '{"a": 1, "a": 2}', "\t[]\n", "0x1", '"\\x"']
     alphabet = '{}[]":,0123456789.eE-+ truefalsnul\\u\t\n'
     texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(4000)]

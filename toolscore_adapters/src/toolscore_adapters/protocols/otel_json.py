@@ -35,7 +35,8 @@ def loads(text: str, *, location: str | Callable[[], str] | None = None, what: s
         return readlimits.loads(text, location=_spelled(location), what=what)
     if end != len(text):  # whitespace or more data after the value: the kernel's reader decides
         return readlimits.loads(text, location=_spelled(location), what=what)
-    if "\\" not in text and text.count("[") + text.count("{") <= readlimits.MAX_NESTING:
+    if "\\" not in text and (len(text) <= readlimits.MAX_NESTING  # (no more brackets than characters)
+                             or text.count("[") + text.count("{") <= readlimits.MAX_NESTING):
         return value  # what settle answers: too few brackets to be too deep, no escape to make a surrogate
     return readlimits.settle(value, text, location=_spelled(location), what=what)
 

@@ -188,10 +188,11 @@ def span_id(raw: Any, where: str, field: str = "") -> str | None:
     The two cannot be confused: 8- and 16-byte ids are 16/32 characters in hex but 12/24 in
     base64. Trace and parent ids repeat span after span, so decoded ids are cached.
     """
-    if raw is None or raw == "":
-        return None
-    if not isinstance(raw, str):
-        raise InputError(f"an id must be a string, found {type(raw).__name__}", location=where + field)
+    if type(raw) is not str or not raw:  # a text, nearly always: these two questions are then settled
+        if raw is None or raw == "":
+            return None
+        if not isinstance(raw, str):
+            raise InputError(f"an id must be a string, found {type(raw).__name__}", location=where + field)
     try:
         return _decode_id(raw)
     except ValueError:
@@ -341,20 +342,32 @@ def iter_request_spans(request: Any, where: str = "$", start_order: int = 0,
 def iter_raw_spans(request: Any, where: str = "$") -> Iterator[tuple[str, Any]]:
     """``(place, span)`` of each raw span of one export request, in order; a malformed request
     is an InputError naming the place (the spans themselves are not checked here)."""
-    request = _dict(request, where)
+    # The checks' usual outcome is tested inline, and a place is spelled for a list only when
+    # it is not one (asked of every line of a file, twice by an export of one record a trace).
+    if type(request) is not dict:
+        request = _dict(request, where)
     resources = _get(request, "resourceSpans", "resource_spans")
-    for r, resource in enumerate(_list(resources, f"{where}.resourceSpans")):
+    if type(resources) is not list:
+        resources = _list(resources, f"{where}.resourceSpans")
+    for r, resource in enumerate(resources):
         resource_where = f"{where}.resourceSpans[{r}]"
-        resource = _dict(resource, resource_where)
+        if type(resource) is not dict:
+            resource = _dict(resource, resource_where)
         scopes = _get(resource, "scopeSpans", "scope_spans")
         scope_key = "scopeSpans"
         if scopes is None:  # OTLP before 0.15 called them instrumentationLibrarySpans
             scopes = _get(resource, "instrumentationLibrarySpans", "instrumentation_library_spans")
             scope_key = "instrumentationLibrarySpans"
-        for s, scope in enumerate(_list(scopes, f"{resource_where}.{scope_key}")):
+        if type(scopes) is not list:
+            scopes = _list(scopes, f"{resource_where}.{scope_key}")
+        for s, scope in enumerate(scopes):
             scope_where = f"{resource_where}.{scope_key}[{s}]"
-            scope = _dict(scope, scope_where)
-            for i, raw in enumerate(_list(scope.get("spans"), f"{scope_where}.spans")):
+            if type(scope) is not dict:
+                scope = _dict(scope, scope_where)
+            raws = scope.get("spans")
+            if type(raws) is not list:
+                raws = _list(raws, f"{scope_where}.spans")
+            for i, raw in enumerate(raws):
                 yield f"{scope_where}.spans[{i}]", raw
 
 
