@@ -63,8 +63,8 @@ def decoded_line(path: Path, number: int, raw: bytes, spans: Any) -> tuple[str, 
     error (a worker that meets one leaves the wording to the serial path)."""
     from toolscore_core.kernel import readlimits
 
-    return line_request(path, number, readlimits.loads(raw.decode("utf-8"), file=path, location=f"line {number}",
-                                                       what="line is"), spans)
+    return line_request(path, number, readlimits.loads_bytes(raw, file=path, location=f"line {number}",
+                                                             what="line is"), spans)
 
 
 def _line_requests(path: Path) -> Requests:

@@ -1,0 +1,163 @@
+"""The first pass's short cuts against the adapter's own walk: plain_spans finds the spans iter_raw_spans
+walks, known_key gives trace_key's id (or its refusal), line_keys gives what the general walk gives (issue 11)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolscore_adapters.protocols import otel_spans
+from toolscore_export import per_trace_pool as pool
+from toolscore_export.parallel import Chunk
+from toolscore_export.per_trace import trace_key
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "adapters" / "fixtures"
+ODD = [None, 0, 1.5, "x", True, [], {}]  # values of the wrong type at any level
+
+
+def walked(request: Any) -> list[Any] | Exception:
+    """The spans the adapter's walk finds, or the error it raises."""
+    try:
+        return [span for _, span in otel_spans.iter_raw_spans(request, "$")]
+    except Exception as exc:  # the refusal is the answer
+        return exc
+
+
+def keyed(raw: Any, known: dict[str, str] | None = None) -> str | type:
+    """The trace key, or the type of the error, by the short cut (``known`` given) or the general way."""
+    try:
+        return pool.known_key(raw, known, otel_spans) if known is not None else trace_key(raw, "$", otel_spans)
+    except Exception as exc:  # the refusal is the answer
+        return type(exc)
+
+
+def random_level(rng: random.Random, depth: int) -> Any:
+    """A request, resource, scope or span list of random shape: mostly plain, sometimes odd or renamed."""
+    if rng.random() < 0.08:
+        return rng.choice(ODD)
+    if depth == 3:
+        return [rng.choice([{"traceId": "ab" * 16, "n": i}, {"name": "s"}, *ODD]) if rng.random() < 0.15
+                else {"traceId": "ab" * 16, "n": i} for i in range(rng.randint(0, 4))]
+    if depth == 0:
+        key = rng.choice(["resourceSpans"] * 6 + ["resource_spans"])
+        extra = {"resource_spans": random_level(rng, 1)} if rng.random() < 0.1 else {}
+        return {key: random_level(rng, 1), **extra}
+    if depth == 1:
+        items = []
+        for _ in range(rng.randint(0, 3)):
+            key = rng.choice(["scopeSpans"] * 5 + ["scope_spans", "instrumentationLibrarySpans"])
+            item = {key: random_level(rng, 2)} if rng.random() > 0.05 else rng.choice(ODD)
+            if isinstance(item, dict) and rng.random() < 0.1:
+                item["instrumentationLibrarySpans"] = random_level(rng, 2)
+            items.append(item)
+        return items
+    items = []
+    for _ in range(rng.randint(0, 3)):
+        item = {"spans": random_level(rng, 3)} if rng.random() > 0.1 else rng.choice([{"scope": {}}, *ODD])
+        items.append(item)
+    return items
+
+
+def fixture_requests() -> list[Any]:
+    requests: list[Any] = []
+    for path in sorted(FIXTURES.rglob("*.json*")):
+        text = path.read_text(encoding="utf-8-sig")
+        try:
+            values = [json.loads(text)]
+        except ValueError:
+            values = [json.loads(line) for line in text.splitlines() if line.strip()]
+        for value in values:
+            requests.extend(value if isinstance(value, list) else [value])
+    return [r for r in requests if otel_spans.is_export_request(r)]
+
+
+def test_plain_spans_are_the_walks_spans_on_every_fixture():
+    requests = fixture_requests()
+    assert len(requests) >= 8
+    for request in requests:
+        found = pool.plain_spans(request)
+        assert found is not None  # the fixtures are plain: the short cut is taken
+        assert found == walked(request)
+
+
+def test_plain_spans_on_random_shapes_are_the_walks_spans_or_none():
+    rng = random.Random(11)
+    taken = 0
+    for _ in range(6000):
+        request = random_level(rng, 0)
+        if not isinstance(request, dict) or not otel_spans.is_export_request(request):
+            continue
+        found = pool.plain_spans(request)
+        general = walked(request)
+        if found is not None:
+            taken += 1
+            assert not isinstance(general, Exception), request
+            assert len(found) == len(general) and all(a is b for a, b in zip(found, general, strict=True)), request
+    assert taken > 500
+
+
+TRACE_IDS = ["ab" * 16, "AB" * 16, "0x" + "ab" * 16, " " + "ab" * 16, "", "q" * 32, "YWJjZGVmZ2hpamtsbW5vcA==",
+             "YWJjZGVmZ2hpamtsbW5vcA", "abc", 17, None, 1.5, ["ab" * 16], "cd" * 8, "CD" * 8]
+
+
+def test_known_key_is_trace_key_whatever_the_span():
+    rng = random.Random(7)
+    known: dict[str, str] = {}
+    for _ in range(5000):
+        choice = rng.random()
+        if choice < 0.05:
+            raw: Any = rng.choice(ODD[:-1])
+        elif choice < 0.15:
+            raw = {"trace_id": rng.choice(TRACE_IDS)}
+        elif choice < 0.2:
+            raw = {"traceId": rng.choice(TRACE_IDS), "trace_id": rng.choice(TRACE_IDS)}
+        elif choice < 0.25:
+            raw = {"name": "no id"}
+        else:
+            raw = {"traceId": rng.choice(TRACE_IDS)}
+        assert keyed(raw, known) == keyed(raw), raw
+    assert {"ab" * 16, "cd" * 8} <= set(known.values())
+
+
+def general_line_keys(chunk: Chunk) -> list[tuple[int, int, int, int, tuple[str, ...]]]:
+    """What line_keys gives, by the adapter's walk and trace_key for every span."""
+    import orjson
+
+    found = []
+    offset = chunk.offset
+    lines, _ = chunk.lines()
+    for index, raw in enumerate(lines):
+        start, offset = offset, offset + len(raw)
+        number = chunk.first + index
+        body = raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw
+        if not body or body.isspace():
+            continue
+        keys = [trace_key(span, where, otel_spans)
+                for where, span in otel_spans.iter_raw_spans(orjson.loads(body), f"line {number}: $")]
+        found.append((number, start, len(raw), len(keys), tuple(dict.fromkeys(keys))))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_line_keys_are_the_general_walks(tmp_path, seed):
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(rng.randint(1, 30)):
+        if rng.random() < 0.1:
+            lines.append("   ")
+            continue
+        spans = [{"traceId": rng.choice(["ab" * 16, "AB" * 16, "cd" * 16, "", "YWJjZGVmZ2hpamtsbW5vcA=="]),
+                  "spanId": f"{i:016x}"} for i in range(rng.randint(0, 5))]
+        scopes = [{"scope": {}, "spans": spans}] if rng.random() < 0.8 else [{"spans": spans[:1]}, {"spans": spans[1:]}]
+        key = "scopeSpans" if rng.random() < 0.8 else "instrumentationLibrarySpans"
+        lines.append(json.dumps({"resourceSpans": [{"resource": {}, key: scopes}]}))
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes((b"\xef\xbb\xbf" if seed % 3 == 0 else b"") + ("\n".join(lines) + "\n").encode())
+    chunk = Chunk(path=str(path), sha256="", first=1, offset=0, size=path.stat().st_size, final=True, latest=None,
+                  attempts={})
+    assert pool.line_keys(chunk) == general_line_keys(chunk)
