@@ -1,6 +1,7 @@
-"""``readlimits.loads_bytes`` (orjson's reading where it provably agrees) gives what the general
-path, ``readlimits.loads(raw.decode("utf-8"))``, gives: the same value, types and key order
-included, or the same error, on random JSON texts and on every adapter fixture.
+"""``readlimits.loads_bytes`` and ``readlimits.loads`` (orjson's reading where it provably agrees)
+give what the general path, the standard reader of ``readlimits._standard_loads``, gives: the
+same value, types and key order included, or the same error, on random JSON texts and on
+every adapter fixture.
 
 The random texts aim at where the two readers could part: repeated keys, floats of every
 spelling (random doubles, long mantissas, huge and tiny exponents, -0.0, 1e400), integers
@@ -110,7 +111,7 @@ def _text(rng: random.Random) -> bytes:
 
 
 def _general(raw: bytes) -> Any:
-    return readlimits.loads(raw.decode("utf-8"), **WHERE)  # type: ignore[arg-type]
+    return readlimits._standard_loads(raw.decode("utf-8"), **WHERE)  # type: ignore[arg-type]
 
 
 def _fast(raw: bytes) -> Any:
@@ -272,3 +273,31 @@ def test_orjson_agrees_is_the_long_int_test_and_the_nesting_test_of_the_text() -
     assert checked > 1_500
     assert readlimits._orjson_agrees(b"[" + b"[]," * 200 + b"[]]")
     assert not readlimits._orjson_agrees(b"[" * 101 + b"]" * 101)
+
+
+def _text_outcome(read: Callable[..., Any], text: Any) -> tuple[Any, ...]:
+    """:func:`_outcome` of ``read(text)``; any other error by its type and words (bytes, which
+    ``loads`` is not made for, end in a TypeError both ways)."""
+    try:
+        return _outcome(lambda _: read(text, **WHERE), b"")
+    except Exception as exc:
+        return ("other", type(exc).__name__, str(exc))
+
+
+def test_loads_of_a_text_reads_as_the_standard_reader() -> None:
+    """``loads(text)`` takes the same fast path from the text's UTF-8; a text with a lone
+    surrogate character (a Python caller's, never a file's) and bytes go the standard way."""
+    texts: list[Any] = []
+    for raw in _texts(15, 6_000) + _fixture_texts():
+        try:
+            texts.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    taken = sum(readlimits._orjson_agrees(text.encode()) for text in texts)
+    rng = random.Random(16)
+    texts += ['{"a": "' + rng.choice(["\ud800", "\udfff", "x\udc00y"]) + '"}' for _ in range(20)]
+    texts += [b'{"a": 12345678901234567890}', b"[1]", b'{"a": "x"}', '{"a": 1}'.encode("utf-16"),
+              b'\xef\xbb\xbf{"a": 1}', bytearray(b"[1]")]
+    for text in texts:
+        assert _text_outcome(readlimits.loads, text) == _text_outcome(readlimits._standard_loads, text), text
+    assert taken > 2_000  # the fast path was tried on many of them

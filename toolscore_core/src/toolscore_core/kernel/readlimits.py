@@ -77,8 +77,27 @@ def loads(text: str, *, file: str | Path | None = None, location: str | None = N
     ``what`` starts the message (``"is"`` for a whole file, ``"tool-call arguments are"``
     for a string inside one), ``location`` says where the text sits when it is not the whole
     file. Syntax errors are left to the caller (``json.JSONDecodeError`` propagates), which
-    knows how to word them.
+    knows how to word them. With orjson installed, a text it reads as the standard reader
+    does is read by it (see :func:`loads_bytes`; a text holding a lone surrogate character
+    cannot be UTF-8, so the standard reader reads it).
     """
+    fast = _orjson if _orjson is not None else fast_json()
+    if fast and type(text) is str:  # json.loads also takes bytes, in any UTF encoding: those go its way
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+        else:
+            if _orjson_agrees(data):
+                try:
+                    return fast.loads(data)
+                except (fast.JSONDecodeError, RecursionError):
+                    pass  # refused: the standard reader decides, and words any error
+    return _standard_loads(text, file=file, location=location, what=what)
+
+
+def _standard_loads(text: str, *, file: str | Path | None, location: str | None, what: str) -> Any:
+    """:func:`loads` by the standard reader alone: the general path, which decides every error."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
@@ -114,7 +133,7 @@ def loads_bytes(raw: bytes, *, file: str | Path | None = None, location: str | N
             return fast.loads(raw)
         except (fast.JSONDecodeError, RecursionError):
             pass  # refused: the general path decides, and words any error
-    return loads(raw.decode("utf-8"), file=file, location=location, what=what)
+    return _standard_loads(raw.decode("utf-8"), file=file, location=location, what=what)
 
 
 #: orjson once looked for: ``None`` before the first look, ``False`` when it is not installed.
