@@ -21,7 +21,9 @@ answered here, once, for every reader in every distribution:
   streamed, such as JSON Lines exports, are read line by line instead).
 
 The checks that walk the data run only when the text could need them (enough brackets to
-be deep, a ``\\ud`` escape), so ordinary input pays one ``str.count``.
+be deep, a ``\\ud`` escape), so ordinary input pays one ``str.count``. With orjson installed
+(it is optional), JSON it provably reads as the standard reader does is read by it, at
+half the cost: :func:`loads`, :func:`loads_bytes`.
 """
 
 from __future__ import annotations
@@ -172,11 +174,11 @@ def _number_classes(raw: bytes) -> bytes:
     """``raw`` with digits, :data:`_BEFORE_NUMBER` bytes, closing brackets and quotes as
     classes and every other byte dropped: what the tests below read, in one C pass.
 
-    Why drop bytes: the search and the count after it then read half the line. Dropping
-    can only join a digit run to an earlier byte or to another run, so a test that finds
-    nothing in the classes finds nothing in ``raw``: runs may only look longer, or look
-    preceded by a ``u``, never the reverse (false alarms, which cost the slower reader).
-    Why closing brackets are counted: valid JSON has as many as opening ones, and ``[`` is
+    Why drop bytes: the search and the count after it then read half the line. Nothing is
+    missed for it: a digit run of ``raw`` right after a ``u`` byte, or at the start, is still
+    there in the classes, as long or longer (digits and ``u`` bytes are all kept). Dropping
+    may only join runs, or bring a ``u`` before one: false alarms, which cost the slower
+    reader. Why closing brackets: valid JSON has as many as opening ones, and ``[`` is
     already a ``u``.
     """
     return raw.translate(_CLASSES, _DROPPED)
@@ -189,10 +191,11 @@ def _long_int_in(classes: bytes) -> bool:
 
 
 def _orjson_agrees(raw: bytes) -> bool:
-    """True when orjson's value of JSON ``raw``, if it accepts it, is provably :func:`loads`':
-    no integer of 19 digits or more (:func:`may_hold_long_int`) and shallow by the tests of
-    :func:`_may_be_deep` (which counts opening brackets; valid JSON has as many closing ones,
-    counted here in the same classes). Text orjson refuses gets any answer: it is not read."""
+    """True when orjson's value of JSON ``raw``, if it accepts it, is provably the standard
+    reader's (:func:`_standard_loads`): no integer of 19 digits or more
+    (:func:`may_hold_long_int`), and shallow by the tests of :func:`_may_be_deep` (which
+    counts opening brackets; valid JSON has as many closing ones, counted here in the same
+    classes). Text orjson refuses may get any answer: its value is never taken."""
     classes = _number_classes(raw)
     if _long_int_in(classes):
         return False
