@@ -30,6 +30,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Generator, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +48,21 @@ MAX_REREAD = 3  # jobs reading more than this many times the file's bytes (trace
 _BOM = b"\xef\xbb\xbf"
 _MASK = (1 << 32) - 1
 
-LineKeys = tuple[int, int, int, int, tuple[str, ...]]  # line number, offset, size, spans, trace ids in first order
+#: What the first pass learns of a chunk's non-blank lines: their numbers, offsets, ends and span counts
+#: (flat arrays), and the first and last of them (indexes among them, ``first << 32 | last``) that hold
+#: each trace id. Why this shape: the driver takes it in with a few array copies and one dict update a
+#: trace, where a tuple a line cost it ~3 us a line to unpickle and file (it shares the workers' cores).
+ChunkFacts = tuple["array[int]", "array[int]", "array[int]", "array[int]", dict[str, int]]
 
 
-def line_keys(chunk: Chunk) -> list[LineKeys] | None:
-    """First pass over a chunk (in a worker): each non-blank line's :data:`LineKeys`; None when a line is
-    not what the plan can rely on (orjson refuses it, it is no export request, a trace id is bad)."""
+def line_keys(chunk: Chunk) -> ChunkFacts | None:
+    """First pass over a chunk (in a worker): its :data:`ChunkFacts`; None when a line is not what the
+    plan can rely on (orjson refuses it, it is no export request, a trace id is bad)."""
     import orjson
 
     _, spans = otel_modules()
-    found: list[LineKeys] = []
+    numbers, starts, ends, counts = array("Q"), array("Q"), array("Q"), array("Q")
+    bounds: dict[str, int] = {}
     offset = chunk.offset
     lines, _ = chunk.lines()
     known: dict[str, str] = {}
@@ -73,11 +79,17 @@ def line_keys(chunk: Chunk) -> list[LineKeys] | None:
             raws = plain_spans(request)
             if raws is None:  # an unusual shape: the adapter's own walk
                 raws = [span for _, span in spans.iter_raw_spans(request, f"line {number}: $")]
-            keys = [known_key(span, known, spans) for span in raws]
-            found.append((number, start, len(raw), len(keys), tuple(dict.fromkeys(keys))))
+            at = len(numbers)
+            for key in {known_key(span, known, spans): None for span in raws}:
+                seen = bounds.get(key)
+                bounds[key] = (at << 32 if seen is None else seen & ~_MASK) | at
+            numbers.append(number)
+            starts.append(start)
+            ends.append(offset)
+            counts.append(len(raws))
     except Exception:  # the serial path reads the file and words its error
         return None
-    return found
+    return numbers, starts, ends, counts, bounds
 
 
 def plain_spans(request: dict[str, Any]) -> list[Any] | None:
@@ -208,17 +220,21 @@ class _Lines:
     bounds: dict[str, int] = attrs.field(factory=dict)
     spans: int = 0
 
-    def add(self, number: int, offset: int, size: int, count: int, keys: tuple[str, ...]) -> None:
-        index = len(self.numbers)
-        self.orders.append(self.spans)
-        self.spans += count
-        self.numbers.append(number)
-        self.offsets.append(offset)
-        self.ends.append(offset + size)
+    def extend(self, facts: ChunkFacts) -> None:
+        """Add the next chunk's lines (its :data:`ChunkFacts`, line indexes counted from its first)."""
+        numbers, starts, ends, counts, found = facts
+        base = len(self.numbers)
+        self.numbers += numbers
+        self.offsets += starts
+        self.ends += ends
+        orders = list(accumulate(counts, initial=self.spans))
+        self.spans = orders.pop()
+        self.orders += array("Q", orders)
+        shift = base << 32 | base
         bounds = self.bounds
-        for key in keys:
+        for key, packed in found.items():
             seen = bounds.get(key)
-            bounds[key] = (index << 32 if seen is None else seen & ~_MASK) | index
+            bounds[key] = packed + shift if seen is None else (seen & ~_MASK) | ((packed + shift) & _MASK)
 
 
 def first_pass(path: Path, workers: Workers) -> _Lines | None:
@@ -229,8 +245,7 @@ def first_pass(path: Path, workers: Workers) -> _Lines | None:
     for found in workers.ordered(line_keys, chunks):
         if found is None:
             return None
-        for number, offset, size, count, keys in found:
-            lines.add(number, offset, size, count, keys)
+        lines.extend(found)
     return lines
 
 
@@ -253,21 +268,23 @@ def plan(lines: _Lines, file_size: int) -> Plan | None:
     for packed in lines.bounds.values():
         first, last = packed >> 32, packed & _MASK
         ending[last] += 1
-        reach[last] = min(reach[last], first)
+        if first < reach[last]:
+            reach[last] = first
     cuts: list[int] = []
     starts: list[int] = []
     counts: list[int] = []
     read = 0
     traces, low = 0, count
-    for index in range(count):
-        traces += ending[index]
-        low = min(low, reach[index])
-        if traces and (traces >= JOB_TRACES or lines.ends[index] - lines.offsets[low] >= JOB_BYTES
-                       or index == count - 1):
+    ends, offsets, last_line = lines.ends, lines.offsets, count - 1
+    for index, (ended, reached) in enumerate(zip(ending, reach, strict=True)):
+        traces += ended
+        if reached < low:
+            low = reached
+        if traces and (traces >= JOB_TRACES or ends[index] - offsets[low] >= JOB_BYTES or index == last_line):
             cuts.append(index)
             starts.append(low)
             counts.append(traces)
-            read += lines.ends[index] - lines.offsets[low]
+            read += ends[index] - offsets[low]
             traces, low = 0, count
     if read > MAX_REREAD * max(file_size, 1):
         return None
