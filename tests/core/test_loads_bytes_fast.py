@@ -301,3 +301,33 @@ def test_loads_of_a_text_reads_as_the_standard_reader() -> None:
     for text in texts:
         assert _text_outcome(readlimits.loads, text) == _text_outcome(readlimits._standard_loads, text), text
     assert taken > 2_000  # the fast path was tried on many of them
+
+
+class _CountingOrjson:
+    """orjson, counting the texts it is given (to see which reader ran)."""
+
+    def __init__(self) -> None:
+        import orjson
+
+        self.orjson, self.JSONDecodeError, self.calls = orjson, orjson.JSONDecodeError, 0
+
+    def loads(self, data: bytes) -> Any:
+        self.calls += 1
+        return self.orjson.loads(data)
+
+
+def test_a_text_past_the_bound_is_read_by_the_standard_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to the bound orjson reads it; past it, where orjson would cost more memory, the
+    standard reader does, to the same value."""
+    pytest.importorskip("orjson")
+    counting = _CountingOrjson()
+    monkeypatch.setattr(readlimits, "_orjson", counting)
+    item = '{"id": "call", "args": {"q": "weather", "k": 1.5}}'
+    text = "[" + ",".join([item] * (readlimits._FAST_TEXT_CHARS // len(item))) + "]"
+    at_bound = text[: readlimits._FAST_TEXT_CHARS - 4].rpartition(",")[0] + "]"
+    assert len(at_bound) <= readlimits._FAST_TEXT_CHARS < len(text)
+    assert readlimits._orjson_agrees(text.encode())
+    assert _text_outcome(readlimits.loads, at_bound) == _text_outcome(readlimits._standard_loads, at_bound)
+    assert counting.calls == 1
+    assert _text_outcome(readlimits.loads, text) == _text_outcome(readlimits._standard_loads, text)
+    assert counting.calls == 1
