@@ -220,3 +220,45 @@ def test_a_credential_anywhere_keeps_the_run_unprepared() -> None:
             values[4] = {"findings": [{"message": "\x01" + TOKEN}]}
         assert not clean_prepared(calls, values)
     assert not clean_prepared(tuple(clean), ["t", None, "t", None, None])  # not a list: copied as before
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_keyed_anchors_are_found_from_their_keys_as_by_a_search_of_each(seed: int) -> None:
+    """Differential: ``has_anchor`` (single-character keys found place by place, the longer keys one
+    regex per first character) against a plain search for every anchor, on texts crowded with the
+    keys (past the places looked at one by one, anchors before and after them)."""
+    from toolscore_export.redaction import ANCHORS, CASELESS_ANCHORS, has_anchor
+
+    rng = random.Random(seed)
+    pieces = ["K", "I", "z", "J", "B", "/", "=", "_", "gh", "_pat", "pat_", "_live", "_test_", "AKI", "AKIA", "ASIA",
+              "SIA", "AIz", "AIza", "ey", "eyJ", "-----BEGIN", "-----BEGIN ", ":/", "://", "github_pat_", "sk_live_",
+              "rk_test_", "ghp_", "gh_", "x", " ", "\u00e9"]
+    found = late = 0
+    for _ in range(8000):
+        crowd = rng.choice("KIzJB/")  # one key many times over, so its anchor may come past the places looked at
+        text = "".join(rng.choice(pieces) if rng.random() < 0.3 else crowd for _ in range(rng.randint(0, 40)))
+        expected = any(a in text for a in ANCHORS) or any(a in text.lower() for a in CASELESS_ANCHORS)
+        assert has_anchor(text) is expected, text
+        found += expected
+        late += expected and not has_anchor(text[:_nth(text, crowd, 9)])
+    assert 1000 < found < 7900 and late > 100
+
+
+def _nth(text: str, key: str, n: int) -> int:
+    """The place of the ``n``-th ``key`` in ``text`` (its length when there are fewer)."""
+    at = -1
+    for _ in range(n):
+        at = text.find(key, at + 1)
+        if at < 0:
+            return len(text)
+    return at
+
+
+def test_short_and_long_values_are_hashed_alike() -> None:
+    """The calls' hashes (CPython's own SHA-256 under 64 bytes, OpenSSL's above) are the canonical ones."""
+    import hashlib
+
+    for size in (0, 1, 40, 63, 64, 65, 200, 5000):
+        args = {"p": "x" * size}
+        requested = fast_calls([{"tool": "t", "args": args, "result": args, "is_error": False}])[0][0]
+        assert requested["args_sha256"] == hashlib.sha256(canonical.canonical_bytes(args)).hexdigest()

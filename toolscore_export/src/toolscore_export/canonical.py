@@ -134,20 +134,34 @@ def is_prepared(value: Any) -> bool:
         return False
 
 
+_STR_ONLY = frozenset({str})
+
+
 def _is_prepared(value: Any) -> bool:
+    """:func:`is_prepared` by plain loops: on Python 3.11 a generator or a comprehension is a
+    frame of its own, which costs more than the loop over a call's few values."""
     kind = type(value)
     if kind in _LEAVES:
         return True
     if kind is dict:
-        leaves = _LEAVES
-        for key, item in value.items():
-            if type(key) is not str or (type(item) not in leaves and not _is_prepared(item)):
+        if not _STR_ONLY.issuperset(map(type, value)):  # every key an exact str, tested in C
+            return False
+        items = value.values()
+    elif kind is list:
+        items = value
+    else:
+        return kind is float and normal_number(value) is value
+    leaves = _LEAVES
+    for item in items:
+        item_kind = type(item)
+        if item_kind in leaves:
+            continue
+        if item_kind is float:  # a duration, a score: tested here, not by a call
+            if normal_number(item) is not item:
                 return False
-        return True
-    if kind is list:
-        leaves = _LEAVES
-        return all(type(item) in leaves or _is_prepared(item) for item in value)
-    return kind is float and normal_number(value) is value
+        elif not _is_prepared(item):
+            return False
+    return True
 
 
 def _prepare_general(value: Any, text: Callable[[str], str] | None) -> Any:

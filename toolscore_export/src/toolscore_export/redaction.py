@@ -26,6 +26,7 @@ ANCHORS: tuple[str, ...] = (
     "eyJ", "-----BEGIN ", "://", "=",
 )
 CASELESS_ANCHORS: tuple[str, ...] = ("bearer ",)
+(_BEARER,) = CASELESS_ANCHORS  # one: has_anchor searches for it alone, with no generator around it
 ESCAPES: tuple[str, ...] = ("\\u", "\\/")
 
 
@@ -38,7 +39,7 @@ ESCAPES: tuple[str, ...] = ("\\u", "\\/")
 KEYED_ANCHORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("-", ("sk-", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-")),
     ("gh", ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
-    ("pat_", ("github_pat_",)),
+    ("_pat_", ("github_pat_",)),
     ("K", ("AKIA",)),
     ("I", ("ASIA",)),  # a capital S starts many a sentence; a capital I fewer
     ("z", ("AIza",)),
@@ -49,20 +50,33 @@ KEYED_ANCHORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("/", ("://",)),
     ("=", ("=",)),
 )
+_LOOKED_AT = 8  # occurrences of a key looked at one by one; past them, a search of the whole text
 
 
-def _key_search(key: str) -> Callable[[str], Any] | None:
-    """How a key is looked for: None for one character (``in``, a memchr); else the regex
-    engine's literal search, which jumps to each place the key's first character is (str's
-    own search for a needle of two to six characters steps through the line: two to three
-    times slower on a run row)."""
-    return None if len(key) == 1 else re.compile(re.escape(key)).search
+def _key_groups() -> tuple[tuple[Callable[[str], Any], tuple[str, ...]], ...]:
+    """The keys of two or more characters, one regex per first character (``_pat_``, ``_live_``
+    and ``_test_`` are one search, which the regex engine factors as ``_(?:pat_|live_|test_)``),
+    each with the anchors of its keys.
+
+    Why the regex engine: it jumps to each place the key's first character is, where str's
+    own search for a needle of two to six characters steps through the line (two to three
+    times slower on a run row), and one search of a group costs half of its keys' own.
+    """
+    groups: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for key, anchors in KEYED_ANCHORS:
+        if len(key) > 1:
+            groups.setdefault(key[0], []).append((key, anchors))
+    return tuple((re.compile("|".join(re.escape(key) for key, _ in keyed)).search,
+                  tuple(anchor for _, anchors in keyed for anchor in anchors)) for keyed in groups.values())
 
 
-_KEY_SEARCHES = tuple((key, _key_search(key), anchors) for key, anchors in KEYED_ANCHORS if key != "-")
+_GROUP_SEARCHES = _key_groups()
+# Single characters but the dash: (key, anchor, the key's first place in the anchor), one per anchor.
+_CHAR_KEYS = tuple((key, anchor, anchor.index(key)) for key, anchors in KEYED_ANCHORS
+                   if len(key) == 1 and key != "-" for anchor in anchors)
 _DASH_ANCHORS = next(anchors for key, anchors in KEYED_ANCHORS if key == "-")
 _DASH_HEADS = tuple(anchor[:-1] for anchor in _DASH_ANCHORS)  # each ends in the dash its key is
-_DASHES_LOOKED_AT = 8
+_DASHES_LOOKED_AT = _LOOKED_AT
 
 
 def _dash_anchor(text: str) -> bool:
@@ -84,15 +98,36 @@ def _dash_anchor(text: str) -> bool:
     return at >= 0 and any(anchor in text for anchor in _DASH_ANCHORS)
 
 
+def _char_anchor(text: str, key: str, anchor: str, offset: int) -> bool:
+    """``anchor in text``, from the places of ``key`` (one character, first at ``offset`` in the
+    anchor): does the anchor start ``offset`` before one of them?
+
+    Why: a text holding the key (a path's ``/``, a capital ``I``) paid for a search of the
+    whole text for the anchor, twice a memchr's cost and more; the key's few places cost
+    less. Past :data:`_LOOKED_AT` of them, the whole text is searched after all.
+    """
+    find = text.find
+    at = find(key, offset)  # a key before ``offset`` cannot be the anchor's
+    for _ in range(_LOOKED_AT):
+        if at < 0:
+            return False
+        if text.startswith(anchor, at - offset):
+            return True
+        at = find(key, at + 1)
+    return at >= 0 and anchor in text
+
+
 def has_anchor(text: str) -> bool:
     """True when ``text`` holds any anchor a credential pattern starts with."""
     if "-" in text and _dash_anchor(text):  # the dash group, by its own search
         return True
-    for key, search, anchors in _KEY_SEARCHES:
-        if (key in text if search is None else search(text) is not None) and any(a in text for a in anchors):
+    for key, anchor, offset in _CHAR_KEYS:
+        if key in text and _char_anchor(text, key, anchor, offset):
             return True
-    lowered = text.lower()
-    return any(anchor in lowered for anchor in CASELESS_ANCHORS)
+    for search, anchors in _GROUP_SEARCHES:
+        if search(text) is not None and any(a in text for a in anchors):
+            return True
+    return _BEARER in text.lower()
 
 
 def can_skip_redaction(written: bytes) -> bool:
