@@ -108,20 +108,13 @@ _KEY_SETS: dict[tuple[str, ...], frozenset[str]] = dict(zip(
     (TOOL_NAME_KEYS, CALL_ID_KEYS, ARGUMENT_KEYS, RESULT_KEYS, PROVIDER_KEYS), _SETS, strict=True))
 
 
-def _none_of(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None) -> bool:
-    """True when ``attributes`` holds none of ``keys`` (``among``: their set, when the caller has it):
-    one C-level test instead of a lookup per key.
-
-    Why: a tool span is asked for its first call id, provider, arguments and result key, 30
-    names in all, and most of them are absent from any one span.
-    """
-    if among is None:
-        among = _KEY_SETS.get(keys)
-    return attributes.keys().isdisjoint(among if among is not None else keys)
-
-
 def _first_str(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None = None) -> str | None:
-    if _none_of(attributes, keys, among):
+    """The first of ``keys`` whose value is a non-blank text, stripped (``among``: their set).
+
+    Why the set: a tool span is asked for its first call id, provider, arguments and result
+    key, 30 names in all, and most of them are absent from any one span: one C-level test
+    that it holds none of them instead of a lookup per key."""
+    if attributes.keys().isdisjoint(_KEY_SETS.get(keys, keys) if among is None else among):
         return None
     for key in keys:
         value = attributes.get(key)
@@ -131,7 +124,8 @@ def _first_str(attributes: dict[str, Any], keys: tuple[str, ...], among: frozens
 
 
 def _first_key(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None = None) -> str | None:
-    if _none_of(attributes, keys, among):
+    """The first of ``keys`` with a value (``among``: their set, as for :func:`_first_str`)."""
+    if attributes.keys().isdisjoint(_KEY_SETS.get(keys, keys) if among is None else among):
         return None
     for key in keys:
         if attributes.get(key) is not None:
