@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from toolscore_adapters.protocols import otel_spans
+from toolscore_core import InputError
 from toolscore_export import per_trace_pool as pool
 from toolscore_export.parallel import Chunk
 from toolscore_export.per_trace import trace_key
@@ -171,3 +172,72 @@ def test_line_keys_are_the_general_walks(tmp_path, seed):
     facts = pool.line_keys(chunk)
     assert facts is not None
     assert ([list(a) for a in facts[:4]], facts[4]) == (list(general_facts(chunk)[:4]), general_facts(chunk)[4])
+
+
+def random_lines_file(path: Path, rng: random.Random) -> Path:
+    """OTLP lines of random lengths (some longer than a stretch), blank lines, maybe a BOM, maybe no final newline."""
+    lines = []
+    for _ in range(rng.randint(0, 25)):
+        if rng.random() < 0.15:
+            lines.append(rng.choice(["", " ", "\t "]))
+            continue
+        spans = [{"traceId": f"{rng.randint(1, 6):032x}", "spanId": f"{i:016x}", "name": "x" * rng.randint(1, 300)}
+                 for i in range(rng.randint(0, 4))]
+        lines.append(json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}))
+    text = "\n".join(lines) + ("\n" if rng.random() < 0.7 else "")
+    path.write_bytes((b"\xef\xbb\xbf" if rng.random() < 0.3 else b"") + text.encode())
+    return path
+
+
+class InProcess:
+    """Workers that are this process: the first pass's own functions, in order."""
+
+    def ordered(self, func, jobs):
+        return map(func, jobs)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_first_pass_over_stretches_is_the_first_pass_over_whole_line_chunks(tmp_path, monkeypatch, seed):
+    """Stretches cut at fixed offsets (the workers find the lines) give the facts that chunks cut after a
+    newline by the driver give: every line once, numbered and placed alike, whatever the stretch size."""
+    from toolscore_export.parallel import _spans
+
+    rng = random.Random(seed)
+    path = random_lines_file(tmp_path / "lines.jsonl", rng)
+    expected = pool._Lines()
+    for first, offset, size, _, final in _spans(path, 1 << 20):
+        facts = pool.line_keys(Chunk(path=str(path), sha256="", first=first, offset=offset, size=size, final=final,
+                                     latest=None, attempts={}))
+        assert facts is not None
+        expected.extend(facts)
+    for stretch in sorted({1, 2, 7, 64, rng.randint(1, 4000), 1 << 20}):
+        monkeypatch.setattr(pool, "CHUNK_BYTES", stretch)
+        found = pool.first_pass(path, InProcess())
+        assert found == expected, stretch
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_small_stretches_in_worker_processes_are_the_serial_export(tmp_path, monkeypatch, seed):
+    from toolscore_export import export_runs, per_trace
+    from toolscore_export import parallel as par
+
+    monkeypatch.setattr(par, "can_fork", lambda: True)
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setattr(pool, "JOB_TRACES", 2)
+    monkeypatch.setattr(pool, "CHUNK_BYTES", random.Random(seed).choice([1, 50, 300, 1000]))
+    path = random_lines_file(tmp_path / "lines.jsonl", random.Random(seed))
+    try:
+        serial = export_runs([path], tmp_path / "serial.jsonl", workers=1, per_trace=True)
+    except InputError as exc:  # an empty file, say: the same error
+        with pytest.raises(InputError) as pooled_error:
+            export_runs([path], tmp_path / "pooled.jsonl", workers=2, per_trace=True)
+        assert str(pooled_error.value) == str(exc)
+        return
+
+    def serial_path(*args):
+        raise AssertionError("the serial path read the file: the workers did not give every record")
+
+    monkeypatch.setattr(per_trace, "_traces", serial_path)
+    pooled = export_runs([path], tmp_path / "pooled.jsonl", workers=2, per_trace=True)
+    assert (tmp_path / "serial.jsonl").read_bytes() == (tmp_path / "pooled.jsonl").read_bytes()
+    assert serial.records == pooled.records

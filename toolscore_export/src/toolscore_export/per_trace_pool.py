@@ -36,7 +36,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_export.parallel import CHUNK_BYTES, Chunk, EncodedRecords, Workers, _spans
+from toolscore_export.parallel import CHUNK_BYTES, Chunk, EncodedRecords, Workers
 from toolscore_export.per_trace import decoded_line, otel_modules, trace_key, trace_run_of
 from toolscore_export.record import SourceRef
 from toolscore_export.run_span import RunSpans
@@ -58,19 +58,67 @@ ChunkFacts = tuple["array[int]", "array[int]", "array[int]", "array[int]", dict[
 def line_keys(chunk: Chunk) -> ChunkFacts | None:
     """First pass over a chunk (in a worker): its :data:`ChunkFacts`; None when a line is not what the
     plan can rely on (orjson refuses it, it is no export request, a trace id is bad)."""
+    lines, _ = chunk.lines()
+    return _line_facts(lines, chunk.offset, chunk.first, bom=chunk.first == 1)
+
+
+@attrs.frozen
+class Stretch:
+    """``size`` bytes of a file from ``offset``: the first pass reads the lines that start in them."""
+
+    path: str
+    offset: int
+    size: int
+
+
+def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | None:
+    """First pass over the lines that start in a stretch of the file (in a worker): their
+    :data:`ChunkFacts`, lines numbered from 0, and how many lines (blank ones too) start there; None
+    as for :func:`line_keys`.
+
+    Why stretches: the driver cuts the file at fixed offsets without reading it (the workers find
+    where lines start); cutting it after a newline, as runs files are cut, cost the driver a read
+    of every byte, ~2 us a trace, on the cores the workers need. A line belongs to the stretch its
+    first byte is in, so the stretches' lines are the file's lines, each once, in order."""
+    with open(stretch.path, "rb") as handle:
+        start = _line_start(handle, stretch.offset)
+        end = _line_start(handle, stretch.offset + stretch.size)
+    if end <= start:
+        return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
+    lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
+                     attempts={}).lines()
+    facts = _line_facts(lines, start, 0, bom=start == 0)
+    return None if facts is None else (facts, len(lines))
+
+
+def _line_start(handle: Any, at: int) -> int:
+    """Where the first line starting at or after offset ``at`` starts: ``at`` when the byte before it is a
+    newline (or it is the file's start), else just past the next newline (the file's size if none)."""
+    if at == 0:
+        return 0
+    handle.seek(at - 1)
+    position = at - 1
+    while block := handle.read(1 << 13):
+        found = block.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(block)
+    return position
+
+
+def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool) -> ChunkFacts | None:
+    """The :data:`ChunkFacts` of ``lines`` (each with its newline), the first at ``offset`` and numbered
+    ``first`` (a byte-order mark dropped from it when ``bom``: it is the file's first line)."""
     import orjson
 
     _, spans = otel_modules()
     numbers, starts, ends, counts = array("Q"), array("Q"), array("Q"), array("Q")
     bounds: dict[str, int] = {}
-    offset = chunk.offset
-    lines, _ = chunk.lines()
     known: dict[str, str] = {}
     try:
         for index, raw in enumerate(lines):
             start, offset = offset, offset + len(raw)
-            number = chunk.first + index
-            body = raw.removeprefix(_BOM) if number == 1 else raw
+            body = raw.removeprefix(_BOM) if bom and index == 0 else raw
             if not body or body.isspace():
                 continue
             request = orjson.loads(body)
@@ -78,12 +126,12 @@ def line_keys(chunk: Chunk) -> ChunkFacts | None:
                 return None
             raws = plain_spans(request)
             if raws is None:  # an unusual shape: the adapter's own walk
-                raws = [span for _, span in spans.iter_raw_spans(request, f"line {number}: $")]
+                raws = [span for _, span in spans.iter_raw_spans(request, f"line {first + index}: $")]
             at = len(numbers)
             for key in {known_key(span, known, spans): None for span in raws}:
                 seen = bounds.get(key)
                 bounds[key] = (at << 32 if seen is None else seen & ~_MASK) | at
-            numbers.append(number)
+            numbers.append(first + index)
             starts.append(start)
             ends.append(offset)
             counts.append(len(raws))
@@ -220,11 +268,12 @@ class _Lines:
     bounds: dict[str, int] = attrs.field(factory=dict)
     spans: int = 0
 
-    def extend(self, facts: ChunkFacts) -> None:
-        """Add the next chunk's lines (its :data:`ChunkFacts`, line indexes counted from its first)."""
+    def extend(self, facts: ChunkFacts, first: int = 0) -> None:
+        """Add the next chunk's lines (its :data:`ChunkFacts`, line indexes counted from its first; ``first``
+        added to its line numbers)."""
         numbers, starts, ends, counts, found = facts
         base = len(self.numbers)
-        self.numbers += numbers
+        self.numbers += array("Q", [n + first for n in numbers]) if first else numbers
         self.offsets += starts
         self.ends += ends
         orders = list(accumulate(counts, initial=self.spans))
@@ -240,12 +289,15 @@ class _Lines:
 def first_pass(path: Path, workers: Workers) -> _Lines | None:
     """The lines and traces of ``path``, read by ``workers`` (None: the serial path must read it)."""
     lines = _Lines()
-    chunks = (Chunk(path=str(path), sha256="", first=first, offset=offset, size=size, final=final, latest=None,
-                    attempts={}) for first, offset, size, _, final in _spans(path, CHUNK_BYTES))
-    for found in workers.ordered(line_keys, chunks):
+    size = path.stat().st_size
+    stretches = (Stretch(str(path), offset, min(CHUNK_BYTES, size - offset)) for offset in range(0, size, CHUNK_BYTES))
+    number = 1  # the number of the next stretch's first line
+    for found in workers.ordered(stretch_keys, stretches):
         if found is None:
             return None
-        lines.extend(found)
+        facts, count = found
+        lines.extend(facts, number)
+        number += count
     return lines
 
 
@@ -344,5 +396,5 @@ def _expected(bounds: dict[str, int], keys: list[str], count: int, previous: int
     return len(keys) == count and all(key in bounds and previous < bounds[key] & _MASK <= cut for key in keys)
 
 
-__all__ = ["JOB_TRACES", "MIN_BYTES", "TraceJob", "first_pass", "job_records", "known_key", "line_keys", "plain_spans",
-           "plan", "pooled_records"]
+__all__ = ["JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "known_key", "line_keys",
+           "plain_spans", "plan", "pooled_records", "stretch_keys"]
