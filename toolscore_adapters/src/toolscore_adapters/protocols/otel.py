@@ -28,6 +28,7 @@ from toolscore_adapters.protocols.otel_calls import (
     span_call,
 )
 from toolscore_adapters.protocols.otel_messages import (
+    INPUT_KEY,
     OUTPUT_KEY,
     RequestedCalls,
     has_responses,
@@ -166,7 +167,7 @@ def wanted(name: str, attributes: dict[str, Any]) -> bool:
         return True
     if attributes.get(OUTPUT_KEY) is not None or attributes.get("ai.response.text") is not None:  # carries_answer
         return True
-    return has_responses(attributes)
+    return attributes.get(INPUT_KEY) is not None and has_responses(attributes)  # (no input messages: none)
 
 
 def _is_bare_otlp_span(item: Any) -> bool:
