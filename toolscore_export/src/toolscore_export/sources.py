@@ -735,11 +735,11 @@ def trace_calls(trace: Any) -> list[dict[str, Any]]:
 def trace_run(trace: Any, calls: list[dict[str, Any]], source: SourceRef, *, gold: str | None, pm: Any, run_id: str,
               trace_id: str | None, span_id: str | None) -> RunInput:
     """The RunInput of one trace (scored against ``gold`` when given); ``span_id``: its run span (OTLP only)."""
-    from toolscore_core import evaluate
-
     evaluation = None
     outcome = "unknown"
-    if gold is not None:
+    if gold is not None:  # the import only then: an import statement costs a lookup on every trace
+        from toolscore_core import evaluate
+
         record = evaluate(Path(gold), trace, plugin_manager=pm).to_dict()
         reasons = outcome_reasons(record)
         evaluation = evaluation_summary(record, reasons)
