@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolscore_core import InputError
-from toolscore_core.kernel import jsonl
+from toolscore_core.kernel import jsonl, readlimits
 
 LINES = [
     b'{"a": 1, "b": [1.5, -0.0, 1e-7, 2.5e300], "c": null, "d": true}',
@@ -63,7 +63,7 @@ def test_errors_are_worded_by_the_standard_reader() -> None:
 
 def test_the_fast_path_is_the_one_taken_when_orjson_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("orjson")
-    fast = jsonl._fast_json()
+    fast = readlimits.fast_json()
     assert fast
     calls: list[bytes] = []
     real = fast.loads

@@ -1,24 +1,49 @@
-"""The kernel reader's "19 digits in a row" check (which sends a line to the standard JSON
-reader, since orjson would read a longer integer as a float) answers exactly as the regular
-expression it replaced, on random and edge-case bytes."""
+"""The runs-file reader hands a line with an integer of 19 digits or more to the standard JSON
+reader (orjson would read it as a float), whatever else the line holds: random rows with long
+integers at every place a number can stand, and long digit runs inside strings, decode to
+exactly the standard reader's values (types included)."""
 
 from __future__ import annotations
 
+import json
 import random
-import re
+from pathlib import Path
 
 from toolscore_core.kernel import jsonl
 
-REFERENCE = re.compile(rb"\d{19}")
+from .test_loads_line import _typed
 
 
-def test_same_answer_as_the_regular_expression() -> None:
+def _row(rng: random.Random) -> str:
+    long_int = str(rng.randint(10**18, 10**30)) if rng.random() < 0.7 else str(rng.randint(0, 10**17))
+    sign = "-" if rng.random() < 0.3 else ""
+    spaced = rng.choice(["", " ", "\t", "\n"])
+    places = [
+        f'{{"a":{spaced}{sign}{long_int}}}',
+        f'{{"a":[1,{spaced}{sign}{long_int}]}}',
+        f'{{"a":"t{long_int}","b":{sign}{long_int}}}',
+        f'{{"ts":"{long_int}","n":{rng.randint(0, 99)}}}',
+        f'[{sign}{long_int}]',
+        f'{{"f":{sign}{long_int}.5,"g":1e{rng.randint(1, 30)}}}',
+    ]
+    return rng.choice(places)
+
+
+def test_rows_with_long_integers_read_as_the_standard_reader_reads_them() -> None:
     rng = random.Random(11)
-    alphabet = b"0123456789-.e\xd9\xff \"a"
-    cases = [b"", b"1" * 18, b"1" * 19, b"x" + b"9" * 19 + b"x", b"1" * 18 + b"\xd9" + b"1",
-             "١٢٣٤٥٦٧٨٩٠١٢٣٤٥٦٧٨٩".encode(), b'{"big": 123456789012345678901234567890}']
-    cases += [bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 80))) for _ in range(5000)]
-    cases += [bytes(rng.choice(b"0123456789") for _ in range(rng.randint(15, 25))) for _ in range(500)]
-    for raw in cases:
-        assert jsonl._has_long_digits(raw) == (REFERENCE.search(raw) is not None), raw
-    assert any(jsonl._has_long_digits(raw) for raw in cases) and not all(jsonl._has_long_digits(raw) for raw in cases)
+    long_ints = 0
+    for number in range(1, 4001):
+        text = _row(rng)
+        expected = json.loads(text)
+        got = jsonl.decode_line(text.encode(), file=Path("runs.jsonl"), number=number)
+        assert _typed(got) == _typed(expected), text
+        long_ints += any(isinstance(v, int) and abs(v) >= 10**18 for v in _numbers(expected))
+    assert long_ints > 1000  # the cases exercised the long integers, not only short ones
+
+
+def _numbers(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [n for item in value.values() for n in _numbers(item)]
+    if isinstance(value, list):
+        return [n for item in value for n in _numbers(item)]
+    return [value]

@@ -42,40 +42,13 @@ from typing import Any
 
 import attrs
 
+from toolscore_core.kernel import readlimits
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.runs import DONE_STATUSES, RunRow, validate_run_row
 
 TORN_SUFFIX = ".torn"
 _CHUNK = 64 * 1024
 _BOM = b"\xef\xbb\xbf"
-
-#: orjson once looked for (False: not installed). Optional (toolscore-export[fast] installs
-#: it): several times faster on big files; imported on the first line read, not with the module.
-_orjson: Any = None
-
-
-def _fast_json() -> Any:
-    global _orjson
-    if _orjson is None:
-        try:
-            import orjson
-        except ImportError:  # the standard reader does it all
-            _orjson = False
-        else:
-            _orjson = orjson
-    return _orjson
-
-# orjson reads an integer past 64 bits as a float; a line with 19 digits in a row (anywhere:
-# the check is cheap and a false alarm only costs the slower reader) goes to the standard one.
-# Found by mapping every ASCII digit to "0" and anything else to a space, then one substring
-# search: the same answer as re.search(rb"\d{19}") and ten times faster on a long line.
-_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-_NINETEEN_DIGITS = b"0" * 19
-
-
-def _has_long_digits(raw: bytes) -> bool:
-    return _NINETEEN_DIGITS in raw.translate(_DIGITS_AS_ZERO)
-
 
 @attrs.frozen(slots=True)
 class TornLine:
@@ -115,8 +88,8 @@ def decode_line(raw: bytes, *, file: Path, number: int) -> Any:
     UTF-8), and any line with an integer it would turn into a float, goes to the standard
     reader, which decides and words the error.
     """
-    fast = _orjson if _orjson is not None else _fast_json()
-    if fast and not _has_long_digits(raw):
+    fast = readlimits.fast_json()
+    if fast and not readlimits.may_hold_long_int(raw):
         try:
             return fast.loads(raw)
         except (fast.JSONDecodeError, RecursionError):
