@@ -241,3 +241,21 @@ def test_small_stretches_in_worker_processes_are_the_serial_export(tmp_path, mon
     pooled = export_runs([path], tmp_path / "pooled.jsonl", workers=2, per_trace=True)
     assert (tmp_path / "serial.jsonl").read_bytes() == (tmp_path / "pooled.jsonl").read_bytes()
     assert serial.records == pooled.records
+
+
+def test_taken_is_the_check_of_every_key_against_the_first_pass():
+    """The driver's check of a job's trace ids: the count, each id known and ending in (previous, cut];
+    the ids are taken out of the bounds; a repeated id fails (a worker gives each trace once)."""
+    rng = random.Random(5)
+    for _ in range(3000):
+        bounds = {f"t{i}": rng.randint(0, 9) << 32 | rng.randint(0, 12) for i in range(rng.randint(0, 8))}
+        keys = rng.sample([*bounds, "unknown"], rng.randint(0, len(bounds) + 1))
+        count = len(keys) + rng.choice([0, 0, 0, -1, 1])
+        previous, cut = sorted(rng.sample(range(-1, 13), 2))
+        expected = len(keys) == count and all(k in bounds and previous < bounds[k] & 0xFFFFFFFF <= cut for k in keys)
+        left = dict(bounds)
+        assert pool._taken(left, keys, count, previous, cut) == expected, (bounds, keys, count, previous, cut)
+        if expected:
+            assert left == {k: v for k, v in bounds.items() if k not in keys}
+    bounds = {"a": 3, "b": 3}
+    assert not pool._taken(dict(bounds), ["a", "a"], 2, 0, 5)

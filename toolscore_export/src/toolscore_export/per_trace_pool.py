@@ -379,10 +379,8 @@ def pooled_records(path: Path, sha256: str, workers: Workers,
             return done
         data, keys = result
         ids = [prefix + key for key in keys]
-        if not _expected(lines.bounds, keys, count, previous, cut) or any(i in run_ids for i in ids):
+        if not _taken(lines.bounds, keys, count, previous, cut) or not run_ids.isdisjoint(ids):
             return done
-        for key in keys:
-            del lines.bounds[key]
         run_ids.update(ids)
         done += len(keys)
         previous = cut
@@ -390,10 +388,18 @@ def pooled_records(path: Path, sha256: str, workers: Workers,
     return None
 
 
-def _expected(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
+def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
     """Whether ``keys`` are exactly the ``count`` traces the first pass saw end after line ``previous``,
-    up to ``cut`` (a worker's keys are distinct: it gives each trace once)."""
-    return len(keys) == count and all(key in bounds and previous < bounds[key] & _MASK <= cut for key in keys)
+    up to ``cut``, each taken out of ``bounds`` as it is checked (a key given twice is then missing the
+    second time). On False the bounds are of no more use: the serial path reads the file."""
+    if len(keys) != count:
+        return False
+    pop = bounds.pop
+    for key in keys:
+        packed = pop(key, None)
+        if packed is None or not previous < packed & _MASK <= cut:
+            return False
+    return True
 
 
 __all__ = ["JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "known_key", "line_keys",
