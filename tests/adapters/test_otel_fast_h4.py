@@ -353,3 +353,24 @@ def test_wanted_is_a_tool_span_an_answer_or_responses() -> None:
         assert wanted("chat", attributes) is (is_tool_span("chat", attributes) or carries_answer(attributes)
                                              or has_responses(attributes)), attributes
     assert seen == {True, False}
+
+
+def key_values_one_by_one(items: list[Any]) -> dict[str, Any]:
+    """What ``key_values`` stands for: every item read the general way, its place spelled."""
+    out = {}
+    for i, item in enumerate(items):
+        place = f"$.attributes[{i}]"
+        item = otel_spans._dict(item, place)
+        if not isinstance(item.get("key"), str):
+            raise InputError("attribute without a string 'key'", location=place)
+        out[item["key"]] = otel_spans.any_value(item.get("value"), f"{place}.value")
+    return out
+
+
+def test_attribute_lists_read_as_their_items_one_by_one() -> None:
+    """Lists of plain and odd attributes: the same dict, or the same error at the same place
+    (the fast path counts the items itself)."""
+    rng = random.Random(31)
+    for _ in range(5000):
+        items = [_attribute(rng, rng.choice(KEYS), odd=rng.random() < 0.2) for _ in range(rng.randint(0, 8))]
+        assert outcome(otel_spans.key_values, items, "$", ".attributes") == outcome(key_values_one_by_one, items), items

@@ -114,7 +114,9 @@ def key_values(items: Any, where: str, field: str = "") -> dict[str, Any]:
     if type(items) is not list:
         items = _list(items, where, field)
     out: dict[str, Any] = {}
-    for i, item in enumerate(items):
+    i = -1  # counted by hand: enumerate's pair an item cost more than the count
+    for item in items:
+        i += 1
         if type(item) is dict:
             key = item.get("key")
             value = item.get("value")
