@@ -262,3 +262,24 @@ def test_short_and_long_values_are_hashed_alike() -> None:
         args = {"p": "x" * size}
         requested = fast_calls([{"tool": "t", "args": args, "result": args, "is_error": False}])[0][0]
         assert requested["args_sha256"] == hashlib.sha256(canonical.canonical_bytes(args)).hexdigest()
+
+
+def test_a_trace_calls_own_keys_hold_no_anchor_and_no_escape() -> None:
+    """``clean_prepared`` leaves a trace call's keys out of the text it tests: they must be clean."""
+    from toolscore_export.record import _TRACE_CALL_KEYS
+    from toolscore_export.redaction import can_skip_redaction
+
+    assert set(trace_calls(Trace(calls=[ToolCall(tool="t")]))[0]) == _TRACE_CALL_KEYS
+    assert can_skip_redaction(canonical.prepared_bytes(sorted(_TRACE_CALL_KEYS)))
+    assert can_skip_redaction(canonical.prepared_bytes(" ".join(sorted(_TRACE_CALL_KEYS))))
+
+
+def test_an_anchor_in_any_field_of_a_trace_call_keeps_the_run_unprepared() -> None:
+    keys = ("id", "tool", "provider_name", "args", "result", "structured", "is_error", "error", "duration", "denied",
+            "deny_reason", "span_id", "trace_id")
+    for key in keys:
+        call: dict[str, Any] = dict.fromkeys(keys)
+        call["tool"] = "read"
+        assert clean_prepared([call], ["r", None, "t", None, None])
+        call[key] = "x " + TOKEN if key not in ("args", "structured") else {"k": TOKEN}
+        assert not clean_prepared([call], ["r", None, "t", None, None]), key
