@@ -50,3 +50,20 @@ def test_closing_stops_every_worker_promptly():
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def collector_state(_: int) -> tuple[tuple[int, int, int], int]:
+    import gc
+
+    return gc.get_threshold(), gc.get_freeze_count()
+
+
+def test_a_worker_freezes_what_it_inherits_and_collects_less_often():
+    import gc
+
+    with par.Workers(2) as workers:
+        states = list(workers.ordered(collector_state, iter(range(4))))
+    for threshold, frozen in states:
+        assert threshold[0] >= 10_000
+        assert frozen > 1000  # the driver's objects, inherited by the fork
+    assert gc.get_threshold()[0] < 10_000  # the driver's own collector is left as it was
