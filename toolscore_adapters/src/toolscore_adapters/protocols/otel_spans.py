@@ -279,25 +279,18 @@ def otlp_span(raw: Any, where: str, order: int, keep: Keep | None = None) -> Spa
     status_code, status_message = (STATUS_UNSET, None) if status is None or status == {} else _status(
         status, where, ".status")
     events = raw.get("events")
-    trace = raw["traceId"] if "traceId" in raw else raw.get("trace_id")
-    span = raw["spanId"] if "spanId" in raw else raw.get("span_id")
-    parent = raw["parentSpanId"] if "parentSpanId" in raw else raw.get("parent_span_id")
-    start = raw["startTimeUnixNano"] if "startTimeUnixNano" in raw else raw.get("start_time_unix_nano")
-    end = raw["endTimeUnixNano"] if "endTimeUnixNano" in raw else raw.get("end_time_unix_nano")
+    # The fields that can be wrong are decoded in the order they always were (ids, times,
+    # events), so the first error named is the same.
+    trace_id, span_id_, parent_id = _ids(raw["traceId"] if "traceId" in raw else raw.get("trace_id"),
+                                         raw["spanId"] if "spanId" in raw else raw.get("span_id"),
+                                         raw["parentSpanId"] if "parentSpanId" in raw else raw.get("parent_span_id"),
+                                         where)
+    start_ns, end_ns = _times(raw["startTimeUnixNano"] if "startTimeUnixNano" in raw else raw.get("start_time_unix_nano"),
+                              raw["endTimeUnixNano"] if "endTimeUnixNano" in raw else raw.get("end_time_unix_nano"), where)
     # Positional, in field order (a test pins them): matching twelve keywords cost more than
-    # half of making the Span. The fields that can be wrong are decoded in the order they
-    # always were (ids, times, events), so the first error named is the same.
-    return Span(
-        name,  # name
-        attributes,  # attributes
-        *_ids(trace, span, parent, where),  # trace_id, span_id, parent_id
-        *_times(start, end, where),  # start_ns, end_ns
-        status_code,  # status_code
-        status_message,  # status_message
-        _events(events, where, ".events") if events else (),  # events
-        order,  # order
-        where,  # where
-    )
+    # half of making the Span.
+    return Span(name, attributes, trace_id, span_id_, parent_id, start_ns, end_ns, status_code, status_message,
+                _events(events, where, ".events") if events else (), order, where)
 
 
 def _ids(trace: Any, span: Any, parent: Any, where: str) -> tuple[str | None, str | None, str | None]:
