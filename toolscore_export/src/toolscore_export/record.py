@@ -249,8 +249,12 @@ def _trace_call_prepared(call: dict[str, Any]) -> bool:
     """``is_prepared(call)`` of a dict with exactly a trace call's keys, quicker: the types of the
     fields that are usually leaves are tested in C, and only the four that may nest are walked
     (a call's thirteen fields one by one were half of the test)."""
-    if canonical._LEAVES.issuperset(map(type, _leaf_fields(call))):
-        return is_prepared(list(_nested_fields(call)))  # its keys are equal to str ones: prepare keeps them
+    leaves = canonical._LEAVES
+    if leaves.issuperset(map(type, _leaf_fields(call))):
+        args, result, structured, duration = _nested_fields(call)  # its keys are equal to str ones: prepare keeps them
+        return ((type(duration) in leaves or (type(duration) is float and canonical.normal_number(duration) is duration))
+                and (type(result) in leaves or is_prepared(result)) and (structured is None or is_prepared(structured))
+                and (args is None or is_prepared(args)))
     return is_prepared(call)
 
 
