@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from toolscore_adapters.protocols import otel_spans
 from toolscore_core import InputError
+from toolscore_export import per_trace
 from toolscore_export import per_trace_pool as pool
 from toolscore_export.parallel import Chunk
 from toolscore_export.per_trace import trace_key
@@ -32,7 +34,7 @@ def walked(request: Any) -> list[Any] | Exception:
 def keyed(raw: Any, known: dict[str, str] | None = None) -> str | type:
     """The trace key, or the type of the error, by the short cut (``known`` given) or the general way."""
     try:
-        return pool.known_key(raw, known, otel_spans) if known is not None else trace_key(raw, "$", otel_spans)
+        return per_trace.known_key(raw, known, otel_spans) if known is not None else trace_key(raw, "$", otel_spans)
     except Exception as exc:  # the refusal is the answer
         return type(exc)
 
@@ -64,6 +66,14 @@ def random_level(rng: random.Random, depth: int) -> Any:
     return items
 
 
+def random_requests(rng: random.Random, tries: int) -> Iterator[dict[str, Any]]:
+    """The export requests among ``tries`` random shapes."""
+    for _ in range(tries):
+        request = random_level(rng, 0)
+        if isinstance(request, dict) and otel_spans.is_export_request(request):
+            yield request
+
+
 def fixture_requests() -> list[Any]:
     requests: list[Any] = []
     for path in sorted(FIXTURES.rglob("*.json*")):
@@ -81,19 +91,15 @@ def test_plain_spans_are_the_walks_spans_on_every_fixture():
     requests = fixture_requests()
     assert len(requests) >= 8
     for request in requests:
-        found = pool.plain_spans(request)
+        found = per_trace.plain_spans(request)
         assert found is not None  # the fixtures are plain: the short cut is taken
         assert found == walked(request)
 
 
 def test_plain_spans_on_random_shapes_are_the_walks_spans_or_none():
-    rng = random.Random(11)
     taken = 0
-    for _ in range(6000):
-        request = random_level(rng, 0)
-        if not isinstance(request, dict) or not otel_spans.is_export_request(request):
-            continue
-        found = pool.plain_spans(request)
+    for request in random_requests(random.Random(11), 6000):
+        found = per_trace.plain_spans(request)
         general = walked(request)
         if found is not None:
             taken += 1
@@ -218,7 +224,7 @@ def test_the_first_pass_over_stretches_is_the_first_pass_over_whole_line_chunks(
 
 @pytest.mark.parametrize("seed", range(8))
 def test_small_stretches_in_worker_processes_are_the_serial_export(tmp_path, monkeypatch, seed):
-    from toolscore_export import export_runs, per_trace
+    from toolscore_export import export_runs
     from toolscore_export import parallel as par
 
     monkeypatch.setattr(par, "can_fork", lambda: True)
@@ -259,3 +265,38 @@ def test_taken_is_the_check_of_every_key_against_the_first_pass():
             assert left == {k: v for k, v in bounds.items() if k not in keys}
     bounds = {"a": 3, "b": 3}
     assert not pool._taken(dict(bounds), ["a", "a"], 2, 0, 5)
+
+
+def keys_or_error(compute) -> Any:
+    """The keys, or the error's type, message and place."""
+    try:
+        return compute()
+    except Exception as exc:  # the refusal is the answer
+        return type(exc), getattr(exc, "message", str(exc)), getattr(exc, "location", None)
+
+
+def rename_ids(value: Any, rng: random.Random) -> None:
+    """Give some spans (dicts with a traceId) anywhere in ``value`` another id, good or bad."""
+    if isinstance(value, dict):
+        if "traceId" in value and rng.random() < 0.3:
+            value["traceId"] = rng.choice(TRACE_IDS)
+        for item in value.values():
+            rename_ids(item, rng)
+    elif isinstance(value, list):
+        for item in value:
+            rename_ids(item, rng)
+
+
+def test_the_serial_first_pass_keys_are_the_walks_keys_and_errors():
+    """per_trace._request_keys (plain spans and remembered keys where they read the request) against the
+    adapter's walk and trace_key for every span: the same keys in order, or the same first error at its place."""
+    rng = random.Random(3)
+    errors = 0
+    for request in random_requests(rng, 4000):
+        rename_ids(request, rng)
+        general = keys_or_error(lambda request=request: [trace_key(raw, where, otel_spans)
+                                                         for where, raw in otel_spans.iter_raw_spans(request, "line 3: $")])
+        fast = keys_or_error(lambda request=request: per_trace._request_keys(request, "line 3: $", {}, otel_spans))
+        assert fast == general, request
+        errors += isinstance(general, tuple)
+    assert errors > 50

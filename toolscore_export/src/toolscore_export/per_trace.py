@@ -98,13 +98,68 @@ def trace_key(raw: Any, where: str, spans: Any) -> str:
     return found or NO_TRACE_ID
 
 
+def plain_spans(request: dict[str, Any]) -> list[Any] | None:
+    """The raw spans of an export request, in order, when every level of it is a plain dict or list
+    (``resourceSpans``, ``scopeSpans``, ``spans``), else None (the adapter's walk then reads it).
+
+    Why: the adapter's walk spells every span's place for its error messages (a string a span,
+    a quarter of the first pass), which only the second pass can need; this finds the same
+    spans: ``otel_spans.iter_raw_spans`` where it would raise nothing and take no other key."""
+    resources = request.get("resourceSpans")
+    if type(resources) is not list:
+        return None
+    found: list[Any] = []
+    for resource in resources:
+        if type(resource) is not dict:
+            return None
+        scopes = resource.get("scopeSpans")
+        if type(scopes) is not list:  # missing or null: the older key is read, by the adapter
+            return None
+        for scope in scopes:
+            if type(scope) is not dict:
+                return None
+            items = scope.get("spans")
+            if type(items) is list:
+                found += items
+            elif items is not None:
+                return None
+    return found
+
+
+def known_key(raw: Any, known: dict[str, str], spans: Any, where: str = "") -> str:
+    """:func:`trace_key` of a raw span (``where``: its place, for an error), remembered in ``known`` by
+    the trace id's text (every span of a trace repeats it, and decoding it is a pure function of it)."""
+    if type(raw) is dict:
+        value = raw["traceId"] if "traceId" in raw else raw.get("trace_id")
+        if type(value) is str:
+            key = known.get(value)
+            if key is None:
+                key = known[value] = trace_key(raw, where, spans)
+            return key
+    return trace_key(raw, where, spans)
+
+
 def _endings(requests: Requests, spans: Any) -> dict[str, int]:
     """First pass: the place of the request that holds each trace's last span."""
     last: dict[str, int] = {}
+    known: dict[str, str] = {}
     for index, (where, request) in enumerate(requests()):
-        for span_where, raw in spans.iter_raw_spans(request, where):
-            last[trace_key(raw, span_where, spans)] = index
+        for key in _request_keys(request, where, known, spans):
+            last[key] = index
     return last
+
+
+def _request_keys(request: Any, where: str, known: dict[str, str], spans: Any) -> list[str]:
+    """The trace key of each span of an export request, in order: by :func:`plain_spans` and
+    :func:`known_key` where they read it, else (an unusual shape, a bad id) by the adapter's walk,
+    which raises the error the serial reader raises, at its place."""
+    raws = plain_spans(request) if type(request) is dict else None
+    if raws is not None:
+        try:
+            return [known_key(raw, known, spans) for raw in raws]
+        except Exception:  # a bad id: the walk below words it and names its place
+            pass
+    return [known_key(raw, known, spans, span_where) for span_where, raw in spans.iter_raw_spans(request, where)]
 
 
 class _Open:
@@ -119,11 +174,12 @@ def _traces(requests: Requests, spans: Any, otel: Any) -> Iterator[tuple[str, li
     """Second pass: ``(trace id, decoded spans, run span candidates)`` of each trace, as soon as it ends."""
     last = _endings(requests, spans)
     open_: dict[str, _Open] = {}
+    known: dict[str, str] = {}
     order = 0  # the place of a span in the file, as the adapter numbers them
     for index, (where, request) in enumerate(requests()):
         seen: dict[str, None] = {}  # the traces of this request, in the order their first span comes
         for span_where, raw in spans.iter_raw_spans(request, where):
-            key = trace_key(raw, span_where, spans)
+            key = known_key(raw, known, spans, span_where)
             seen[key] = None
             trace = open_.setdefault(key, _Open())
             trace.spans.append(spans.otlp_span(raw, span_where, order, otel.wanted))
@@ -193,5 +249,5 @@ def per_trace_inputs(path: Path, sha256: str, stats: Any, *, trace_format: str |
         raise exc.with_file(path) from None
 
 
-__all__ = ["EXPECTED", "NO_TRACE_ID", "decoded_line", "is_line_source", "line_request", "otel_modules", "per_trace_inputs",
-           "trace_key", "trace_run_of"]
+__all__ = ["EXPECTED", "NO_TRACE_ID", "decoded_line", "is_line_source", "known_key", "line_request", "otel_modules",
+           "per_trace_inputs", "plain_spans", "trace_key", "trace_run_of"]

@@ -37,7 +37,13 @@ from typing import Any
 import attrs
 
 from toolscore_export.parallel import CHUNK_BYTES, Chunk, EncodedRecords, Workers
-from toolscore_export.per_trace import decoded_line, otel_modules, trace_key, trace_run_of
+from toolscore_export.per_trace import (
+    decoded_line,
+    known_key,
+    otel_modules,
+    plain_spans,
+    trace_run_of,
+)
 from toolscore_export.record import SourceRef
 from toolscore_export.run_span import RunSpans
 
@@ -140,48 +146,6 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool) -> Ch
     return numbers, starts, ends, counts, bounds
 
 
-def plain_spans(request: dict[str, Any]) -> list[Any] | None:
-    """The raw spans of an export request, in order, when every level of it is a plain dict or list
-    (``resourceSpans``, ``scopeSpans``, ``spans``), else None (the adapter's walk then reads it).
-
-    Why: the adapter's walk spells every span's place for its error messages (a string a span,
-    a quarter of the first pass), which only the second pass can need; this finds the same
-    spans: ``otel_spans.iter_raw_spans`` where it would raise nothing and take no other key."""
-    resources = request.get("resourceSpans")
-    if type(resources) is not list:
-        return None
-    found: list[Any] = []
-    for resource in resources:
-        if type(resource) is not dict:
-            return None
-        scopes = resource.get("scopeSpans")
-        if type(scopes) is not list:  # missing or null: the older key is read, by the adapter
-            return None
-        for scope in scopes:
-            if type(scope) is not dict:
-                return None
-            items = scope.get("spans")
-            if type(items) is list:
-                found += items
-            elif items is not None:
-                return None
-    return found
-
-
-def known_key(raw: Any, known: dict[str, str], spans: Any) -> str:
-    """:func:`~toolscore_export.per_trace.trace_key` of a raw span, remembered in ``known`` by the
-    trace id's text (every span of a trace repeats it, and decoding it is a pure function of it).
-    An error's place is not spelled: a worker that meets one leaves it to the serial path."""
-    if type(raw) is dict:
-        value = raw["traceId"] if "traceId" in raw else raw.get("trace_id")
-        if type(value) is str:
-            key = known.get(value)
-            if key is None:
-                key = known[value] = trace_key(raw, "", spans)
-            return key
-    return trace_key(raw, "", spans)
-
-
 @attrs.frozen
 class TraceJob:
     """The lines one worker reads for its traces: those ending from line ``start`` to the range's end."""
@@ -229,7 +193,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
         where, request = decoded_line(path, number, body, spans)
         seen: dict[str, None] = {}
         for span_where, span in spans.iter_raw_spans(request, where):
-            key = known_key(span, known, spans)
+            key = known_key(span, known, spans, span_where)
             seen[key] = None
             gathered.setdefault(key, []).append((span, span_where, order))
             last[key] = number
@@ -402,5 +366,5 @@ def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, c
     return True
 
 
-__all__ = ["JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "known_key", "line_keys",
-           "plain_spans", "plan", "pooled_records", "stretch_keys"]
+__all__ = ["JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "line_keys", "plan",
+           "pooled_records", "stretch_keys"]
