@@ -59,7 +59,9 @@ class SpanCall:
     the GenAI one made twice (a ToolCall, frozen, cost 1.4 us to make).
     """
 
-    fields: list[Any]  # ToolCall's fields, in its order (TOOL, ARGS, ID ... METADATA above)
+    # ToolCall's fields, in its order (TOOL, ARGS, ID ... METADATA above); the duration is
+    # None or a non-negative float (span_call's), which ToolCall's converter keeps as it is
+    fields: list[Any]
     convention: str  # genai | mcp | openinference | vercel | legacy
     start_ns: int | None
     order: int
