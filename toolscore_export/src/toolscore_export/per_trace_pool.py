@@ -4,10 +4,11 @@ Why: read in the driver alone, such a file is parsed twice and every trace's rec
 in one process (about 0.3 ms a trace), while the workers of the export sit idle. Here the
 driver only plans; the workers read the lines:
 
-1. **First pass** (a chunk of whole lines per task, cut as runs files are): each worker
-   parses its lines (orjson) and sends back, per line, its place in the file, its span
-   count and its trace ids in the order of their first span. The driver learns each
-   trace's first and last line, exactly the serial first pass's knowledge.
+1. **First pass** (a stretch of the file per task, cut at fixed offsets: the driver does not
+   read the file; a worker reads the lines that start in its stretch): each worker parses
+   its lines (orjson) and sends back their places in the file and span counts (flat
+   arrays) and each trace id's first and last line among them (:data:`ChunkFacts`). The
+   driver learns each trace's first and last line, exactly the serial first pass's knowledge.
 2. **Plan**: the traces in the serial order (by the line of their last span, then their
    first span on it) are cut into jobs of about :data:`JOB_TRACES`; a job is the lines from
    the first line of any of its traces to the last, plus the few trace ids that go on past
