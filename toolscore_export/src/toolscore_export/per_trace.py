@@ -181,7 +181,9 @@ def _traces(requests: Requests, spans: Any, otel: Any) -> Iterator[tuple[str, li
         for span_where, raw in spans.iter_raw_spans(request, where):
             key = known_key(raw, known, spans, span_where)
             seen[key] = None
-            trace = open_.setdefault(key, _Open())
+            trace = open_.get(key)
+            if trace is None:  # not setdefault: it would build an _Open (a list, two sets) for every span
+                trace = open_[key] = _Open()
             trace.spans.append(spans.otlp_span(raw, span_where, order, otel.wanted))
             trace.run_spans.add(raw, key)
             order += 1
