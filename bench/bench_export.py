@@ -1,7 +1,7 @@
 """`toolscore export` from harness run rows (or OTLP trace files): records per second and peak memory.
 
 Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3] [--format aef|otel] [--traces N]
-     [--otlp-traces N] [--workers N] [--sha256] [--rounds N]
+     [--otlp-traces N [--same-span-ids]] [--workers N] [--sha256] [--rounds N]
 Writes a runs file of --rows distinct cells (one realistic row, written by the kernel's
 RunWriter, with its cell id varied; --calls tool calls each, one of them denied), then
 exports it with export_runs() exactly as the command does: both passes over the file,
@@ -12,7 +12,7 @@ after) with the largest worker's peak RSS when workers ran (``--workers``, defau
 as OTLP/JSON evaluation events instead; ``--traces N`` exports N copies of an OTLP/JSON
 trace file of the adapter fixtures (one record each) instead of a runs file;
 ``--otlp-traces N`` exports one JSON Lines OTLP file of N traces (that fixture's spans
-under N trace ids, each trace's spans split over two lines as a collector batches them)
+under N trace ids and span ids of their own, each trace's spans split over two lines as a collector batches them)
 with ``per_trace=True``: one record per trace.
 """
 
@@ -50,16 +50,27 @@ def runs_file(path: Path, rows: int, calls: int) -> None:
             handle.write(json.dumps(base, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
-def otlp_traces_file(path: Path, trace: bytes, count: int) -> None:
+def otlp_traces_file(path: Path, trace: bytes, count: int, *, same_span_ids: bool = False) -> None:
     """JSON Lines of OTLP export requests holding ``count`` traces: line j has the second half of
-    trace j-1's spans and the first half of trace j's (a trace ends on the line after it began)."""
+    trace j-1's spans and the first half of trace j's (a trace ends on the line after it began).
+
+    Each trace gets its own trace id and, as in a real export, its own span ids (the first
+    eight hex digits of each id, and of each parent id, replaced by the trace's number):
+    readers cache decoded ids, and ids repeated trace after trace would hide that cost.
+    ``same_span_ids`` keeps the fixture's span ids in every trace (the input of the figures
+    in bench/RESULTS.md before 2026-12-04 20:30 UTC)."""
     request = json.loads(trace)
     resource = request["resourceSpans"][0]
     spans = [span for scope in resource["scopeSpans"] for span in scope["spans"]]
     half = len(spans) // 2
 
     def renamed(number: int, part: list[dict]) -> list[dict]:
-        return [dict(span, traceId=f"{number + 1:032x}") for span in part]
+        if same_span_ids:
+            return [dict(span, traceId=f"{number + 1:032x}") for span in part]
+        prefix = f"{number + 1:08x}"
+        return [dict(span, traceId=f"{number + 1:032x}",
+                     **{key: prefix + span[key][8:] for key in ("spanId", "parentSpanId") if span.get(key)})
+                for span in part]
 
     with path.open("w", encoding="utf-8") as handle:
         for j in range(count + 1):
@@ -100,6 +111,8 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=0, help="export this many OTLP trace files instead of rows")
     parser.add_argument("--otlp-traces", type=int, default=0,
                         help="export one JSON Lines OTLP file of this many traces, one record per trace")
+    parser.add_argument("--same-span-ids", action="store_true",
+                        help="--otlp-traces: every trace keeps the fixture's span ids (the input of earlier figures)")
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: automatic, 1: none)")
     parser.add_argument("--sha256", action="store_true", help="print the output's sha256 (after the timing)")
     parser.add_argument("--rounds", type=int, default=1,
@@ -115,7 +128,7 @@ def main() -> None:
             trace = (Path(__file__).resolve().parents[1] / "tests" / "adapters" / "fixtures" / "otel"
                      / "mcp_spans.json").read_bytes()
             sources, warm_sources = [Path(tmp) / "traces.jsonl"], [Path(tmp) / "warm.jsonl"]
-            otlp_traces_file(sources[0], trace, opts.otlp_traces)
+            otlp_traces_file(sources[0], trace, opts.otlp_traces, same_span_ids=opts.same_span_ids)
             otlp_traces_file(warm_sources[0], trace, 20)
             size, what = sources[0].stat().st_size, f"one OTLP file of {opts.otlp_traces:,} traces"
         elif opts.traces:
