@@ -67,3 +67,18 @@ def test_a_worker_freezes_what_it_inherits_and_collects_less_often():
         assert threshold[0] >= 10_000
         assert frozen > 1000  # the driver's objects, inherited by the fork
     assert gc.get_threshold()[0] < 10_000  # the driver's own collector is left as it was
+
+
+
+def test_the_handler_waits_on_the_notifier_or_else_on_the_standard_sentinels():
+    """With a change notifier, the handler waits on it alone; a pool without one (a later Python
+    renaming the private attribute) gets the standard pool's list, so it still starts."""
+    from types import SimpleNamespace
+
+    from toolscore_export.parallel import handler_sentinels
+
+    standard = ["result pipe", "notifier"]
+    with_notifier = SimpleNamespace(_change_notifier=SimpleNamespace(_reader="notifier"))
+    assert handler_sentinels(with_notifier, lambda: standard) == ["notifier"]
+    assert handler_sentinels(SimpleNamespace(), lambda: standard) == standard
+    assert handler_sentinels(SimpleNamespace(_change_notifier=object()), lambda: standard) == standard

@@ -367,9 +367,20 @@ def _pool(count: int, initargs: tuple[Any, ...]) -> Any:
 
     class _Pool(Pool):
         def _get_sentinels(self) -> list[Any]:
-            return [self._change_notifier._reader]  # type: ignore[attr-defined]  # private, untyped in typeshed
+            return handler_sentinels(self, super()._get_sentinels)  # type: ignore[misc]
 
     return _Pool(count, initializer=_start_worker, initargs=initargs, context=_context())
+
+
+def handler_sentinels(pool: Any, standard: Any) -> list[Any]:
+    """What the pool's worker-handler thread waits on besides the workers: the pool's change
+    notifier alone, or ``standard()`` (the standard pool's list) when the pool has none.
+
+    Why the fallback: the notifier is private to the standard library (3.8 and later); should
+    a later Python rename it, the pool keeps working, busy loop and all, instead of failing
+    to start."""
+    reader = getattr(getattr(pool, "_change_notifier", None), "_reader", None)
+    return [reader] if reader is not None else list(standard())
 
 
 class Workers:
