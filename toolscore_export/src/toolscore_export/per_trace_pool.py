@@ -171,8 +171,7 @@ def job_records(job: TraceJob) -> tuple[bytes, list[str]] | None:
 
 
 def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
-    from toolscore_export.canonical import prepared_bytes
-    from toolscore_export.record import build_record
+    from toolscore_export.record import record_line
     from toolscore_export.sources import OTLP_FORMAT, TRACE
     from toolscore_export.trace_batches import current_context
 
@@ -215,8 +214,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
                 decoded.append(spans.otlp_span(span, span_where, span_order, otel.wanted))
                 run_spans.add(span, key)
             run = trace_run_of(adapter, key, decoded, run_spans, source, gold=context.gold, pm=context.pm)
-            out.append(prepared_bytes(build_record(run), sort_keys=False))
-            out.append(b"\n")
+            out.append(record_line(run))
             keys.append(key)
     return b"".join(out), keys
 
