@@ -26,7 +26,7 @@ from toolscore_export.exporters import SUBJECT
 from toolscore_export.manifest import build_manifest, manifest_path, manifest_text
 from toolscore_export.parallel import EncodedRecords
 from toolscore_export.record import build_record
-from toolscore_export.same_file import FileId, file_id
+from toolscore_export.same_file import FileId, file_id, file_info
 from toolscore_export.sources import Sources
 
 _PATH = type(Path())  # the concrete class Path() makes here (PosixPath, WindowsPath)
@@ -59,7 +59,10 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def _check_output(output: Path, sources: list[Path]) -> None:
+def _check_output(output: Path, sources: list[Path]) -> list[os.stat_result | None] | None:
+    """Raise when ``output`` cannot be written or is one of ``sources``; return the ``os.stat`` of
+    each source made for that (None: none was made, the output not existing yet), which the
+    sources' reader uses instead of making its own."""
     from toolscore_core import InputError
 
     if not (output.parent if str(output.parent) else Path(".")).is_dir():
@@ -68,17 +71,28 @@ def _check_output(output: Path, sources: list[Path]) -> None:
         raise InputError("is a folder, not a file", file=output)
     target = output.resolve() if output.exists() else None  # resolved once: an export may name many sources
     target_id = file_id(output) if target is not None else None  # a source of another inode is not resolved
+    if target is None:
+        return None
+    infos = []
     for source in sources:
-        if target is not None and _is_output(source, target, target_id):
+        info = file_info(source)
+        infos.append(info)
+        if _is_output_known(source, target, target_id, info):
             raise InputError("is also a source: the export would overwrite what it reads", file=output,
                              hint="Write the records to another file (-o)")
+    return infos
 
 
 def _is_output(source: Path, target: Path, target_id: FileId | None) -> bool:
     """``source.exists() and may_be(source, target_id) and source.resolve() == target``, with one
     ``stat`` of ``source`` where that spelling takes two (``exists()`` is a ``stat`` too): a source
     that can be ``stat``-ed exists, and its id is the one ``may_be`` compares."""
-    ident = file_id(source)
+    return _is_output_known(source, target, target_id, file_info(source))
+
+
+def _is_output_known(source: Path, target: Path, target_id: FileId | None, info: os.stat_result | None) -> bool:
+    """:func:`_is_output` given ``info``, the ``os.stat`` of ``source`` made just before (None: it failed)."""
+    ident = None if info is None else (info.st_dev, info.st_ino)
     if ident is None:  # missing or unreadable: as the rule spells it
         return source.exists() and source.resolve() == target
     return (target_id is None or ident == target_id) and source.resolve() == target
@@ -148,12 +162,12 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
     if not paths:
         raise InputError("no source file given", hint="Name one or more runs, trace or receipt files")
     out = Path(output)
-    _check_output(out, paths)
+    infos = _check_output(out, paths)
     if gold is not None and not Path(gold).is_file():
         raise InputError("file not found", file=gold, hint="--gold names the gold file traces are scored against")
     exporter = find_format(fmt, pm)
     reader = Sources(paths, trace_format=trace_format, gold=str(gold) if gold is not None else None, pm=pm,
-                     on_torn=on_torn, workers=workers, per_trace=per_trace)
+                     on_torn=on_torn, workers=workers, per_trace=per_trace, stat_results=infos)
     takes_encoded = bool(getattr(exporter, "takes_encoded", False))
     count = 0
 
