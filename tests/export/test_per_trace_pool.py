@@ -122,20 +122,20 @@ def test_random_spreads_of_spans_over_lines_are_the_serial_export(tmp_path, outc
     assert outcomes.count(None) == 40  # the workers gave every record: the serial path was never needed
 
 
-def test_a_trace_spread_over_the_whole_file_goes_to_the_serial_path(tmp_path, outcomes):
+def test_a_trace_spread_over_the_whole_file_goes_to_the_serial_path(tmp_path, outcomes, monkeypatch):
+    """Whole in one stretch, a wide trace is built there; across stretches its job reads the file once, and
+    when that is over MAX_REREAD, the jobs of the planned second pass read it more: the serial path does."""
     lines = [line(traced(0, SPANS[:1]))] + [line(traced(t, SPANS)) for t in range(1, 30)] + [line(traced(0, SPANS[1:]))]
     source = tmp_path / "wide.jsonl"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     same_as_serial(tmp_path, [source])
     assert outcomes == [None]
-    outcomes.clear()
-    pool.MIN_BYTES, reread = 0, pool.MAX_REREAD
-    try:
-        pool.MAX_REREAD = 1
-        same_as_serial(tmp_path, [source])
-    finally:
-        pool.MAX_REREAD = reread
-    assert outcomes == [0]
+    monkeypatch.setattr(pool, "CHUNK_BYTES", 300)  # a stretch a line or two
+    monkeypatch.setattr(pool, "MAX_REREAD", 1)
+    same_as_serial(tmp_path, [source])
+    monkeypatch.setattr(pool, "MAX_REREAD", 0)
+    same_as_serial(tmp_path, [source])
+    assert outcomes == [None, None, 0]
 
 
 def test_a_run_id_given_already_is_the_serial_export(tmp_path, outcomes):
@@ -147,7 +147,7 @@ def test_a_run_id_given_already_is_the_serial_export(tmp_path, outcomes):
     lines = [line(traced(t, SPANS)) for t in range(10)]  # traces 0-3 as in the first, then new ones
     second.write_text("\n".join(lines[6:] + lines[:6]) + "\n", encoding="utf-8")
     same_as_serial(tmp_path, [first, second])
-    assert outcomes == [None, 3]  # the second's first job met a name given already
+    assert outcomes == [None, 0]  # the second's one stretch holds names given already
 
 
 def _error(tmp_path: Path, source: Path, workers: int) -> tuple[str, str | None]:
@@ -157,12 +157,15 @@ def _error(tmp_path: Path, source: Path, workers: int) -> tuple[str, str | None]
     return caught.value.message, caught.value.location
 
 
-@pytest.mark.parametrize(("place", "old", "new", "given"), [
-    (9, '"traceId": "', '"traceId": 5, "x": "', 0),  # the first pass meets it: the serial path reads the file
-    (12, '{"resourceSpans"', '{"spans":[],"x"', 0),
-    (14, '"startTimeUnixNano": "', '"startTimeUnixNano": "x', 12),  # a worker meets it: the workers' records stand
+@pytest.mark.parametrize(("place", "old", "new", "stretch", "given"), [
+    (9, '"traceId": "', '"traceId": 5, "x": "', None, 0),  # the first pass meets it: the serial path reads the file
+    (12, '{"resourceSpans"', '{"spans":[],"x"', None, 0),
+    (14, '"startTimeUnixNano": "', '"startTimeUnixNano": "x', None, 0),  # a worker meets it in the one stretch
+    (14, '"startTimeUnixNano": "', '"startTimeUnixNano": "x', 1500, 13),  # the records of the stretches before stand
 ])
-def test_a_bad_line_is_the_serial_error(tmp_path, outcomes, place, old, new, given):
+def test_a_bad_line_is_the_serial_error(tmp_path, outcomes, monkeypatch, place, old, new, stretch, given):
+    if stretch is not None:
+        monkeypatch.setattr(pool, "CHUNK_BYTES", stretch)
     source = collector_file(tmp_path / "otlp.jsonl", 20)
     lines = source.read_text(encoding="utf-8").splitlines()
     assert old in lines[place]

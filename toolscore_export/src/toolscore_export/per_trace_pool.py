@@ -9,11 +9,19 @@ driver only plans; the workers read the lines:
    its lines (orjson) and sends back their places in the file and span counts (flat
    arrays) and each trace id's first and last line among them (:data:`ChunkFacts`). The
    driver learns each trace's first and last line, exactly the serial first pass's knowledge.
-2. **Plan**: the traces in the serial order (by the line of their last span, then their
+   Having parsed the lines, the worker also builds the record of every trace it saw and
+   writes them to a file in the pool's spill folder (:func:`_built`), with their trace ids,
+   in the serial order: for a trace no other stretch holds, that is its record.
+2. **Pieces** (:func:`_pieces`): once every stretch is in, the driver knows the traces seen in
+   more than one stretch; a stretch with none of them (nearly every one) gives its records as
+   they are; in another, such a trace ending there (or one whose record failed) is left to a
+   second-pass job, its record put in its serial place among the built ones. Jobs that would
+   read the file over :data:`MAX_REREAD` times fall back to the plan below.
+3. **Plan** (without records built): the traces in the serial order (by the line of their last span, then their
    first span on it) are cut into jobs of about :data:`JOB_TRACES`; a job is the lines from
    the first line of any of its traces to the last, plus the few trace ids that go on past
    its end (another job's), so the worker can tell its own traces from the others there.
-3. **Second pass**: the worker decodes its lines as the serial reader does, gathers its
+4. **Second pass**: the worker decodes its lines as the serial reader does, gathers its
    traces' spans, numbers each span as the serial reader does (its place in the file), and
    sends back the encoded records and their run ids, which the driver checks against the
    trace ids it expected and the run ids already given.
@@ -76,12 +84,14 @@ class Stretch:
     path: str
     offset: int
     size: int
+    sha256: str = ""
+    spill: str | None = None  # a folder: the worker also builds the records of the traces it holds whole
 
 
-def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | None:
+def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts, int, Built] | None:
     """First pass over the lines that start in a stretch of the file (in a worker): their
-    :data:`ChunkFacts`, lines numbered from 0, and how many lines (blank ones too) start there; None
-    as for :func:`line_keys`.
+    :data:`ChunkFacts`, lines numbered from 0, and how many lines (blank ones too) start there (and,
+    given a spill folder, the records it built: :func:`_built`); None as for :func:`line_keys`.
 
     Why stretches: the driver cuts the file at fixed offsets without reading it (the workers find
     where lines start); cutting it after a newline, as runs files are cut, cost the driver a read
@@ -94,8 +104,81 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | None:
         return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
                      attempts={}).lines()
-    facts = _line_facts(lines, start, 0, bom=start == 0)
-    return None if facts is None else (facts, len(lines))
+    parsed: list[tuple[list[Any], list[str]]] | None = None if stretch.spill is None else []
+    facts = _line_facts(lines, start, 0, bom=start == 0, parsed=parsed)
+    if facts is None:
+        return None
+    if parsed is None:
+        return facts, len(lines)
+    return facts, len(lines), _built(parsed, stretch)
+
+
+#: What a worker built in its stretch (see :func:`_built`): the spill file (the records, then the keys as
+#: a JSON list), the records' size in it, and each key's record length (0: not built, a second-pass job's).
+Built = tuple[str, int, "array[int]"]
+
+
+def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch) -> Built:
+    """The records of the traces seen in a stretch, written to a file in ``stretch.spill``, with the keys of
+    every trace seen there, in the serial order (by the line of the trace's last span in the stretch, then
+    its first span on that line: for a trace with no span in a later stretch, the serial order).
+
+    Why: the first pass has parsed the lines already; a trace whole in the stretch (the driver confirms it,
+    once it knows every stretch's traces) needs no second read and parse. A trace that is not whole here,
+    or whose record fails (the second pass then raises the error, with its places), gets length 0.
+    Spans are numbered from the stretch's start: the adapter only compares a trace's spans' numbers, so
+    their distance from the file's start changes nothing; their places are spelled for errors only."""
+    import tempfile
+
+    import orjson
+
+    from toolscore_export.record import record_line
+    from toolscore_export.sources import OTLP_FORMAT, TRACE
+    from toolscore_export.trace_batches import current_context
+
+    gathered: dict[str, list[tuple[Any, int]]] = {}
+    last: dict[str, int] = {}
+    order = 0
+    for index, (raws, keys) in enumerate(parsed):
+        for span, key in zip(raws, keys, strict=True):
+            found = gathered.get(key)
+            if found is None:
+                found = gathered[key] = []
+            found.append((span, order))
+            last[key] = index
+            order += 1
+    serial = [key for index, (_, keys) in enumerate(parsed) for key in dict.fromkeys(keys) if last[key] == index]
+    context = current_context()
+    otel, spans = otel_modules()
+    adapter = otel.OtelAdapter()
+    source = SourceRef(TRACE, Path(stretch.path).name, stretch.sha256, format=OTLP_FORMAT)
+    out: list[bytes] = []
+    lengths = array("Q")
+    for key in serial:
+        try:
+            line = _trace_line(key, gathered[key], adapter, otel, spans, source, context, record_line)
+        except Exception:  # the second pass builds it again and raises the error, with its places
+            line = b""
+        out.append(line)
+        lengths.append(len(line))
+    data = b"".join(out)
+    handle, name = tempfile.mkstemp(dir=stretch.spill, suffix=".jsonl")
+    with open(handle, "wb") as spilled:
+        spilled.write(data)
+        spilled.write(orjson.dumps(serial))
+    return name, len(data), lengths
+
+
+def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any, spans: Any, source: SourceRef,
+                context: Any, record_line: Any) -> bytes:
+    """One trace's record line from its raw spans (and their numbers), as the second pass makes it."""
+    run_spans = RunSpans()
+    decoded = []
+    for span, span_order in found:
+        decoded.append(spans.otlp_span(span, "", span_order, otel.wanted))
+        run_spans.add(span, key)
+    line: bytes = record_line(trace_run_of(adapter, key, decoded, run_spans, source, gold=context.gold, pm=context.pm))
+    return line
 
 
 def _line_start(handle: Any, at: int) -> int:
@@ -113,9 +196,11 @@ def _line_start(handle: Any, at: int) -> int:
     return position
 
 
-def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool) -> ChunkFacts | None:
+def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
+                parsed: list[tuple[list[Any], list[str]]] | None = None) -> ChunkFacts | None:
     """The :data:`ChunkFacts` of ``lines`` (each with its newline), the first at ``offset`` and numbered
-    ``first`` (a byte-order mark dropped from it when ``bom``: it is the file's first line)."""
+    ``first`` (a byte-order mark dropped from it when ``bom``: it is the file's first line); each non-blank
+    line's raw spans and their trace ids appended to ``parsed`` when given (to build records from)."""
     import orjson
 
     _, spans = otel_modules()
@@ -135,9 +220,12 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool) -> Ch
             if raws is None:  # an unusual shape: the adapter's own walk
                 raws = [span for _, span in spans.iter_raw_spans(request, f"line {first + index}: $")]
             at = len(numbers)
-            for key in {known_key(span, known, spans): None for span in raws}:
+            keys = [known_key(span, known, spans) for span in raws]
+            for key in dict.fromkeys(keys):
                 seen = bounds.get(key)
                 bounds[key] = (at << 32 if seen is None else seen & ~_MASK) | at
+            if parsed is not None:
+                parsed.append((raws, keys))
             numbers.append(first + index)
             starts.append(start)
             ends.append(offset)
@@ -159,6 +247,7 @@ class TraceJob:
     order: int  # spans before the range (the serial reader numbers spans across the file)
     start: int  # the first line whose ending traces are this job's
     carried: frozenset[str]  # trace ids in the range that end after it (a later job's)
+    wanted: frozenset[str] | None = None  # when given, the job's traces are these (the rest: built already)
 
 
 def job_records(job: TraceJob) -> tuple[bytes, list[str]] | None:
@@ -206,7 +295,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     keys: list[str] = []
     for number, seen_keys in ending:
         for key in seen_keys:
-            if last[key] != number or key in job.carried:
+            if last[key] != number or key in job.carried or (job.wanted is not None and key not in job.wanted):
                 continue
             run_spans = RunSpans()
             decoded = []
@@ -230,6 +319,10 @@ class _Lines:
     orders: array[int] = attrs.field(factory=lambda: array("Q"))  # spans before the line
     bounds: dict[str, int] = attrs.field(factory=dict)
     spans: int = 0
+    # what the workers built, each stretch's (its first line index, its Built), and the trace ids seen in
+    # more than one stretch (the driver learns it as it adds them: a few, whatever the file's size)
+    built: list[tuple[int, Built]] = attrs.field(factory=list, eq=False)
+    crossing: set[str] = attrs.field(factory=set, eq=False)
 
     def extend(self, facts: ChunkFacts, first: int = 0) -> None:
         """Add the next chunk's lines (its :data:`ChunkFacts`, line indexes counted from its first; ``first``
@@ -246,21 +339,30 @@ class _Lines:
         bounds = self.bounds
         for key, packed in found.items():
             seen = bounds.get(key)
-            bounds[key] = packed + shift if seen is None else (seen & ~_MASK) | ((packed + shift) & _MASK)
+            if seen is None:
+                bounds[key] = packed + shift
+            else:
+                bounds[key] = (seen & ~_MASK) | ((packed + shift) & _MASK)
+                self.crossing.add(key)
 
 
-def first_pass(path: Path, workers: Workers) -> _Lines | None:
-    """The lines and traces of ``path``, read by ``workers`` (None: the serial path must read it)."""
+def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None = None) -> _Lines | None:
+    """The lines and traces of ``path``, read by ``workers`` (None: the serial path must read it); with a
+    ``spill`` folder, the records the workers built there too (``lines.built``)."""
     lines = _Lines()
     size = path.stat().st_size
-    stretches = (Stretch(str(path), offset, min(CHUNK_BYTES, size - offset)) for offset in range(0, size, CHUNK_BYTES))
+    stretches = (Stretch(str(path), offset, min(CHUNK_BYTES, size - offset), sha256, spill)
+                 for offset in range(0, size, CHUNK_BYTES))
     number = 1  # the number of the next stretch's first line
     for found in workers.ordered(stretch_keys, stretches):
         if found is None:
+            for _, (name, _, _) in lines.built:  # of no use: the serial path reads the file
+                Path(name).unlink(missing_ok=True)
             return None
-        facts, count = found
-        lines.extend(facts, number)
-        number += count
+        if len(found) == 3:
+            lines.built.append((len(lines.numbers), found[2]))
+        lines.extend(found[0], number)
+        number += found[1]
     return lines
 
 
@@ -329,10 +431,25 @@ def pooled_records(path: Path, sha256: str, workers: Workers,
     Returns None when every record was given, else how many were (the serial path goes on
     from there: see the module docstring). ``run_ids`` gets the run id of each record given.
     """
-    lines = first_pass(path, workers)
-    cuts = plan(lines, path.stat().st_size) if lines is not None else None
-    if lines is None or cuts is None:
-        return 0
+    spill = getattr(workers, "spill", None)
+    lines = first_pass(path, workers, sha256, spill)
+    try:
+        pieces = _pieces(path, sha256, lines) if lines is not None and lines.built else None
+        if lines is not None and pieces is not None:
+            return (yield from _built_records(path, workers, run_ids, lines, pieces))
+        cuts = plan(lines, path.stat().st_size) if lines is not None else None
+        if lines is None or cuts is None:
+            return 0
+        return (yield from _planned_records(path, sha256, workers, run_ids, lines, cuts))
+    finally:
+        for _, (name, _, _) in lines.built if lines is not None else ():
+            Path(name).unlink(missing_ok=True)
+
+
+def _planned_records(path: Path, sha256: str, workers: Workers, run_ids: set[str], lines: _Lines,
+                     cuts: Plan) -> Generator[EncodedRecords, None, int | None]:
+    """:func:`pooled_records` by second-pass jobs alone (the first pass built no record, or traces spread
+    so wide that a job a stretch would read the file over :data:`MAX_REREAD` times)."""
     done = 0
     prefix = f"{path.name}#"
     previous = -1
@@ -349,6 +466,137 @@ def pooled_records(path: Path, sha256: str, workers: Workers,
         previous = cut
         yield EncodedRecords(data, len(keys))
     return None
+
+
+@attrs.frozen
+class _Spilled:
+    """A stretch's records, in the worker's spill file ``name`` (its first ``size`` bytes: records; then its
+    key list), for its lines ``low`` to ``high`` (indexes); with ``job`` when some are a second-pass job's."""
+
+    name: str
+    size: int
+    low: int
+    high: int
+    job: TraceJob | None = None
+    wanted: list[str] | None = None  # the job's keys, in the order it must give them
+
+
+def _pieces(path: Path, sha256: str, lines: _Lines) -> list[_Spilled] | None:
+    """Every trace's record in the serial order, a stretch at a time: the records the workers built
+    (each of a trace whole in its stretch) and a second-pass job for the rest (see :func:`_layout`);
+    None when the jobs would read the file over :data:`MAX_REREAD` times.
+
+    Why in this order: the traces ending in a stretch are those in its key list (every trace seen there,
+    serially ordered among themselves) that are not seen in a later stretch, and a stretch's lines all
+    come before the next one's; so the stretches' lists, each less its traces that go on, are the serial
+    order. Why no key list is kept: a stretch's is read again when its records are (the file's keys
+    would be tens of MB in the driver)."""
+    pieces: list[_Spilled] = []
+    reread = 0
+    built = lines.built
+    for index, (low, (name, size, lengths)) in enumerate(built):
+        high = built[index + 1][0] if index + 1 < len(built) else len(lines.numbers)
+        layout = _layout(_keys_of(name, size), lengths, low, high, lines)
+        wanted = layout[2] if layout is not None else []
+        job = _job_of(path, sha256, lines, wanted) if wanted else None
+        reread += job.size if job else 0
+        if reread > MAX_REREAD * max(path.stat().st_size, 1):
+            return None
+        pieces.append(_Spilled(name, size, low, high, job, wanted or None))
+    return pieces
+
+
+def _keys_of(name: str, size: int) -> list[str]:
+    """The key list of a worker's spill file (after its ``size`` bytes of records)."""
+    import orjson
+
+    with open(name, "rb") as handle:
+        handle.seek(size)
+        keys: list[str] = orjson.loads(handle.read())
+    return keys
+
+
+#: A stretch's traces that end in it, in the serial order: their keys, each one's built record (its bytes in
+#: the spill file) or None (a second-pass job's), and the job's keys; None in place of all when every trace
+#: of the stretch is whole and built (nearly always: no list made).
+Layout = tuple[list[str], list[tuple[int, int] | None], list[str]] | None
+
+
+def _layout(keys: list[str], lengths: array[int], low: int, high: int, lines: _Lines) -> Layout:
+    """The :data:`Layout` of a stretch's traces (``keys``, their records' ``lengths``; its lines ``low``
+    to ``high``): a trace seen in an earlier stretch, or whose record failed, is the job's."""
+    crossing = lines.crossing
+    if crossing.isdisjoint(keys) and 0 not in lengths:
+        return None
+    bounds = lines.bounds
+    ending: list[str] = []
+    places: list[tuple[int, int] | None] = []
+    wanted: list[str] = []
+    at = 0
+    for key, length in zip(keys, lengths, strict=True):
+        if key in crossing and not low <= bounds[key] & _MASK < high:
+            pass  # it ends in a later stretch
+        elif length and key not in crossing:
+            ending.append(key)
+            places.append((at, at + length))
+        else:
+            ending.append(key)
+            places.append(None)
+            wanted.append(key)
+        at += length
+    return ending, places, wanted
+
+
+def _job_of(path: Path, sha256: str, lines: _Lines, keys: list[str]) -> TraceJob:
+    """The second-pass job that makes the records of ``keys`` (every line from their first span to their last)."""
+    packed = [lines.bounds[key] for key in keys]
+    low, high = min(p >> 32 for p in packed), max(p & _MASK for p in packed)
+    return TraceJob(path=str(path), sha256=sha256, first=lines.numbers[low], offset=lines.offsets[low],
+                    size=lines.ends[high] - lines.offsets[low], order=lines.orders[low], start=lines.numbers[low],
+                    carried=frozenset(), wanted=frozenset(keys))
+
+
+def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Lines,
+                   pieces: list[_Spilled]) -> Generator[EncodedRecords, None, int | None]:
+    """:func:`pooled_records` from the records the first pass built, and second-pass jobs for the rest."""
+    import orjson
+
+    done = 0
+    prefix = f"{path.name}#"
+    results = workers.ordered(job_records, (piece.job for piece in pieces if piece.job is not None))
+    for index, piece in enumerate(pieces):
+        data = Path(piece.name).read_bytes()
+        Path(piece.name).unlink()
+        keys: list[str] = orjson.loads(memoryview(data)[piece.size:])
+        layout = _layout(keys, lines.built[index][1][2], piece.low, piece.high, lines)
+        if layout is None:
+            records = data[:piece.size]
+        else:
+            keys = layout[0]
+            found = _mixed(data, layout[1], piece, next(results) if piece.job is not None else None)
+            if found is None:
+                return done
+            records = found
+        ids = [prefix + key for key in keys]
+        if not run_ids.isdisjoint(ids):
+            return done
+        run_ids.update(ids)
+        done += len(keys)
+        yield EncodedRecords(records, len(keys))
+    return None
+
+
+def _mixed(data: bytes, places: list[tuple[int, int] | None], piece: _Spilled,
+           result: tuple[bytes, list[str]] | None) -> bytes | None:
+    """A stretch's records, the built ones (their ``places`` in ``data``) and its job's ``result`` interleaved
+    in the serial order (None: the job failed, or gave other traces than the ones asked)."""
+    made: list[bytes] = []
+    if piece.job is not None:
+        if result is None or result[1] != piece.wanted:
+            return None
+        made = [line + b"\n" for line in EncodedRecords(result[0], len(result[1])).lines()]
+    taken = iter(made)
+    return b"".join(next(taken) if place is None else data[place[0]:place[1]] for place in places)
 
 
 def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
