@@ -173,10 +173,11 @@ def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any,
                 context: Any, record_line: Any) -> bytes:
     """One trace's record line from its raw spans (and their numbers), as the second pass makes it."""
     run_spans = RunSpans()
+    otlp_span, wanted, add = spans.otlp_span, otel.wanted, run_spans.add
     decoded = []
     for span, span_order in found:
-        decoded.append(spans.otlp_span(span, "", span_order, otel.wanted))
-        run_spans.add(span, key)
+        decoded.append(otlp_span(span, "", span_order, wanted))
+        add(span, key)
     line: bytes = record_line(trace_run_of(adapter, key, decoded, run_spans, source, gold=context.gold, pm=context.pm))
     return line
 
@@ -516,8 +517,8 @@ def _keys_of(name: str, size: int) -> list[str]:
     return keys
 
 
-#: A stretch's traces that end in it, in the serial order: their keys, each one's built record (its bytes in
-#: the spill file) or None (a second-pass job's), and the job's keys; None in place of all when every trace
+#: A stretch's traces that end in it, in the serial order: their keys, their built records (the bytes in the
+#: spill file of each run of them) and None for each of a second-pass job's, and the job's keys; None in place of all when every trace
 #: of the stretch is whole and built (nearly always: no list made).
 Layout = tuple[list[str], list[tuple[int, int] | None], list[str]] | None
 
@@ -538,7 +539,10 @@ def _layout(keys: list[str], lengths: array[int], low: int, high: int, lines: _L
             pass  # it ends in a later stretch
         elif length and key not in crossing:
             ending.append(key)
-            places.append((at, at + length))
+            if places and (last := places[-1]) is not None and last[1] == at:  # one slice for a run of them
+                places[-1] = (last[0], at + length)
+            else:
+                places.append((at, at + length))
         else:
             ending.append(key)
             places.append(None)
