@@ -112,3 +112,29 @@ def test_workers_start_for_trace_files_only_when_there_are_enough():
     assert choose_workers(None, 0, par.AUTO_MIN_TRACE_FILES - 1) == 1
     assert choose_workers(0, 0, 10) == 1 and choose_workers(2, 0, 1) == 2
     assert choose_workers(None, 0, par.AUTO_MIN_TRACE_FILES) == min(par.usable_cpus(), par.MAX_AUTO_WORKERS)
+
+
+@pytest.mark.parametrize("gold", [None, GUARDRAILS / "gold.json"], ids=["no-gold", "gold"])
+def test_a_workers_trace_line_is_its_record_encoded(gold):
+    """trace_line, what a worker writes for a trace file, is the bytes of trace_record's record
+    and a newline, on every adapter fixture that reads as a trace (with and without a gold)."""
+    from toolscore_core.kernel.plugins import get_plugin_manager
+    from toolscore_export.canonical import file_sha256, prepared_bytes
+
+    context = trace_batches.TraceContext(trace_format=None, gold=str(gold) if gold else None,
+                                         pm=get_plugin_manager())
+    compared = 0
+    for path in TRACES:
+        item = trace_batches.TraceItem(path=str(path), sha256=file_sha256(path), raw=None,
+                                       run_id=f"run-{path.name}", repeated=False)
+        try:
+            record = trace_batches.trace_record(item, trace_batches._Format(), context)
+        except InputError as exc:
+            with pytest.raises(InputError) as raised:
+                trace_batches.trace_line(item, trace_batches._Format(), context)
+            assert raised.value.message == exc.message
+            continue
+        line = trace_batches.trace_line(item, trace_batches._Format(), context)
+        assert line == prepared_bytes(record, sort_keys=False) + b"\n", path
+        compared += 1
+    assert compared > 20

@@ -61,8 +61,22 @@ def current_context() -> TraceContext:
 
 def trace_record(item: TraceItem, stat: Any, context: TraceContext) -> dict[str, Any]:
     """The record of one trace file, as the serial path builds it (``stat`` gets its format)."""
-    from toolscore_core import InputError
     from toolscore_export.record import build_record
+
+    return build_record(_trace_run(item, stat, context))
+
+
+def trace_line(item: TraceItem, stat: Any, context: TraceContext) -> bytes:
+    """:func:`trace_record` as its JSON Lines line, written by :func:`~toolscore_export.record.record_line`
+    (the bytes ``prepared_bytes`` gives the record, and the newline)."""
+    from toolscore_export.record import record_line
+
+    return record_line(_trace_run(item, stat, context))
+
+
+def _trace_run(item: TraceItem, stat: Any, context: TraceContext) -> Any:
+    """The RunInput of one trace file, told its run id."""
+    from toolscore_core import InputError
     from toolscore_export.sources import trace_input
 
     path = Path(item.path)
@@ -72,7 +86,7 @@ def trace_record(item: TraceItem, stat: Any, context: TraceContext) -> dict[str,
         raise InputError(f"holds run {item.run_id!r} a second time", file=path, hint="Export each run once")
     if run.run_id != item.run_id:
         run = attrs.evolve(run, run_id=item.run_id)
-    return build_record(run)
+    return run
 
 
 @attrs.define
@@ -85,16 +99,13 @@ class _Format:
 def encode_traces(items: list[TraceItem]) -> tuple[bytes, list[str | None]] | dict[str, Any]:
     """``(lines, formats)`` of a batch of trace files, or the fields of the InputError of its first bad file."""
     from toolscore_core import InputError
-    from toolscore_export.canonical import prepared_bytes
-
     context = current_context()
     out: list[bytes] = []
     formats: list[str | None] = []
     try:
         for item in items:
             found = _Format()
-            out.append(prepared_bytes(trace_record(item, found, context), sort_keys=False))
-            out.append(b"\n")
+            out.append(trace_line(item, found, context))
             formats.append(found.format)
     except InputError as exc:
         return error_fields(exc)
@@ -141,4 +152,4 @@ def encoded_traces(files: list[tuple[int, Path, Any]], run_ids: set[str], held: 
 
 
 __all__ = ["BATCH_FILES", "TraceContext", "TraceItem", "current_context", "encode_traces", "encoded_traces", "set_context",
-           "trace_jobs", "trace_record"]
+           "trace_jobs", "trace_line", "trace_record"]
