@@ -585,9 +585,18 @@ def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Line
         if not run_ids.isdisjoint(ids):
             return done
         run_ids.update(ids)
+        _forget(lines.bounds, keys)
         done += len(keys)
         yield EncodedRecords(records, len(keys))
     return None
+
+
+def _forget(bounds: dict[str, int], keys: list[str]) -> None:
+    """Drop the bounds of traces whose records are given: no later stretch asks for them, and the driver's
+    memory then holds each trace's run id or its bounds, not both (as the planned jobs' :func:`_taken`)."""
+    pop = bounds.pop
+    for key in keys:
+        pop(key, None)
 
 
 def _mixed(data: bytes, places: list[tuple[int, int] | None], piece: _Spilled,
