@@ -124,3 +124,28 @@ def test_built_records_are_the_planned_jobs_records(tmp_path, monkeypatch, seed)
     built = _exported(tmp_path, source, 2)
     monkeypatch.setattr(pool, "_pieces", lambda *args: None)
     assert _exported(tmp_path, source, 2) == built
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_source_over_the_bound_builds_nothing_in_the_first_pass(tmp_path, monkeypatch, seed):
+    """A source larger than BUILT_MAX_BYTES is read by the planned jobs (its records would wait in the
+    temporary folder until the first pass ends), with the serial export's output; one at the bound builds."""
+    rng = random.Random(seed)
+    monkeypatch.setattr(pool, "CHUNK_BYTES", rng.choice([150, 700, 2500]))
+    source = layout_file(tmp_path / "layout.jsonl", rng)
+    size = source.stat().st_size
+    spills: list[str | None] = []
+    first_pass = pool.first_pass
+
+    def recorded(path, workers, sha256="", spill=None):  # the driver's call: where the workers may build
+        spills.append(spill)
+        return first_pass(path, workers, sha256, spill)
+
+    monkeypatch.setattr(pool, "first_pass", recorded)
+    monkeypatch.setattr(pool, "BUILT_MAX_BYTES", size - 1)
+    over = _exported(tmp_path, source, 2)
+    assert spills == [None]
+    assert over == _exported(tmp_path, source, 1)
+    monkeypatch.setattr(pool, "BUILT_MAX_BYTES", size)
+    assert _exported(tmp_path, source, 2) == over
+    assert spills[0] is None and isinstance(spills[1], str)

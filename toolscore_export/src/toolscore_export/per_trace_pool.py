@@ -60,6 +60,8 @@ MIN_BYTES = 1 << 20  # a smaller source is read in the driver: fewer traces than
 JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB of lines back
 JOB_BYTES = 4 << 20  # fewer traces per job when their lines are large
 MAX_REREAD = 3  # jobs reading more than this many times the file's bytes (traces spread wide): serial
+#: The largest source whose records the first pass builds (see :func:`spill_for`).
+BUILT_MAX_BYTES = 64 << 20
 _BOM = b"\xef\xbb\xbf"
 _MASK = (1 << 32) - 1
 
@@ -432,8 +434,7 @@ def pooled_records(path: Path, sha256: str, workers: Workers,
     Returns None when every record was given, else how many were (the serial path goes on
     from there: see the module docstring). ``run_ids`` gets the run id of each record given.
     """
-    spill = getattr(workers, "spill", None)
-    lines = first_pass(path, workers, sha256, spill)
+    lines = first_pass(path, workers, sha256, spill_for(path, workers))
     try:
         pieces = _pieces(path, sha256, lines) if lines is not None and lines.built else None
         if lines is not None and pieces is not None:
@@ -445,6 +446,22 @@ def pooled_records(path: Path, sha256: str, workers: Workers,
     finally:
         for _, (name, _, _) in lines.built if lines is not None else ():
             Path(name).unlink(missing_ok=True)
+
+
+def spill_for(path: Path, workers: Workers) -> str | None:
+    """Where the first pass writes the records it builds, or None: it builds none for a source over
+    :data:`BUILT_MAX_BYTES` (the planned second pass reads it instead).
+
+    Why a bound: built records wait in the spill folder until the whole first pass is in
+    (about 0.75 times the source's size), and that folder is the system's temporary one,
+    often a RAM disk: a 10 GB source would hold 7.5 GB there. The planned jobs keep only
+    the few results in flight. The gain of building is in the second parse it saves, and
+    on a large source the writing after the first pass no longer overlaps the workers (at
+    73 MB of traces the wall time was no better), so the bound costs nothing measured.
+    """
+    if path.stat().st_size > BUILT_MAX_BYTES:
+        return None
+    return getattr(workers, "spill", None)
 
 
 def _planned_records(path: Path, sha256: str, workers: Workers, run_ids: set[str], lines: _Lines,
@@ -626,5 +643,5 @@ def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, c
     return True
 
 
-__all__ = ["JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "line_keys", "plan",
+__all__ = ["BUILT_MAX_BYTES", "JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "line_keys", "plan",
            "pooled_records", "stretch_keys"]
