@@ -22,10 +22,10 @@ from typing import Any
 import attrs
 
 from toolscore_export.canonical import file_sha256, loads_prepared
-from toolscore_export.exporters import SUBJECT, RunRecordLines
+from toolscore_export.exporters import SUBJECT
 from toolscore_export.manifest import build_manifest, manifest_path, manifest_text
 from toolscore_export.parallel import EncodedRecords
-from toolscore_export.record import build_record, record_line
+from toolscore_export.record import build_record
 from toolscore_export.same_file import FileId, file_id, file_info
 from toolscore_export.sources import Sources
 
@@ -169,7 +169,6 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
     reader = Sources(paths, trace_format=trace_format, gold=str(gold) if gold is not None else None, pm=pm,
                      on_torn=on_torn, workers=workers, per_trace=per_trace, stat_results=infos)
     takes_encoded = bool(getattr(exporter, "takes_encoded", False))
-    as_line = type(exporter) is RunRecordLines  # a run's record goes to it as its line (record_line)
     count = 0
 
     def records() -> Iterator[Any]:
@@ -182,10 +181,7 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
                 else:  # any other format gets the records themselves, as the serial path gives them
                     yield from (loads_prepared(line) for line in run.lines())
                 continue
-            if isinstance(run, dict):  # a run row comes as its record
-                yield run
-            else:  # the same bytes the exporter writes for build_record(run), written straight from the run
-                yield EncodedRecords(record_line(run), 1) if as_line else build_record(run)
+            yield run if isinstance(run, dict) else build_record(run)  # a run row comes as its record
             count += 1
 
     directory = out.parent if str(out.parent) else Path(".")

@@ -40,19 +40,15 @@ class RunRecordLines(Exporter):
         batch: list[bytes] = []
         size = 0
         for record in subject:
-            if isinstance(record, EncodedRecords):
-                if record.count != 1 or len(record.data) >= self.BATCH_BYTES:  # a worker's block: written as it is
-                    self._write(stream, raw, batch)
-                    raw.write(record.data)
-                    batch, size = [], 0
-                    continue
-                batch.append(record.data)  # one record's line (its newline in it): batched as any record's
-                size += len(record.data)
-            else:
-                line = prepared_bytes(record, sort_keys=False)
-                batch.append(line)
-                batch.append(b"\n")
-                size += len(line) + 1
+            if isinstance(record, EncodedRecords):  # a worker's block: written as it is, never copied
+                self._write(stream, raw, batch)
+                raw.write(record.data)
+                batch, size = [], 0
+                continue
+            line = prepared_bytes(record, sort_keys=False)
+            batch.append(line)
+            batch.append(b"\n")
+            size += len(line) + 1
             if size >= self.BATCH_BYTES:
                 self._write(stream, raw, batch)
                 batch, size = [], 0
