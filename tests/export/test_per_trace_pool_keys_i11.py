@@ -1,5 +1,5 @@
 """The first pass's short cuts against the adapter's own walk: plain_spans finds the spans iter_raw_spans
-walks, known_key gives trace_key's id (or its refusal), line_keys gives what the general walk gives (issue 11)."""
+walks, known_key gives trace_key's id (or its refusal), _line_facts gives what the general walk gives (issue 11)."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def test_known_key_is_trace_key_whatever_the_span():
 
 
 def general_facts(chunk: Chunk) -> tuple[list[int], list[int], list[int], list[int], dict[str, int]]:
-    """What line_keys gives, by the adapter's walk and trace_key for every span of every non-blank line:
+    """What _line_facts gives, by the adapter's walk and trace_key for every span of every non-blank line:
     their numbers, offsets, ends and span counts, and each trace's first and last of them."""
     import orjson
 
@@ -159,7 +159,7 @@ def general_facts(chunk: Chunk) -> tuple[list[int], list[int], list[int], list[i
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_line_keys_are_the_general_walks(tmp_path, seed):
+def test_line_facts_are_the_general_walks(tmp_path, seed):
     rng = random.Random(seed)
     lines = []
     for _ in range(rng.randint(1, 30)):
@@ -175,7 +175,7 @@ def test_line_keys_are_the_general_walks(tmp_path, seed):
     path.write_bytes((b"\xef\xbb\xbf" if seed % 3 == 0 else b"") + ("\n".join(lines) + "\n").encode())
     chunk = Chunk(path=str(path), sha256="", first=1, offset=0, size=path.stat().st_size, final=True, latest=None,
                   attempts={})
-    facts = pool.line_keys(chunk)
+    facts = chunk_facts(chunk)
     assert facts is not None
     assert ([list(a) for a in facts[:4]], facts[4]) == (list(general_facts(chunk)[:4]), general_facts(chunk)[4])
 
@@ -195,6 +195,12 @@ def random_lines_file(path: Path, rng: random.Random) -> Path:
     return path
 
 
+def chunk_facts(chunk: Chunk):
+    """The first pass as the driver once cut it, by whole-line chunks: the oracle for the stretches."""
+    lines, _ = chunk.lines()
+    return pool._line_facts(lines, chunk.offset, chunk.first, bom=chunk.first == 1)
+
+
 class InProcess:
     """Workers that are this process: the first pass's own functions, in order."""
 
@@ -212,7 +218,7 @@ def test_the_first_pass_over_stretches_is_the_first_pass_over_whole_line_chunks(
     path = random_lines_file(tmp_path / "lines.jsonl", rng)
     expected = pool._Lines()
     for first, offset, size, _, final in _spans(path, 1 << 20):
-        facts = pool.line_keys(Chunk(path=str(path), sha256="", first=first, offset=offset, size=size, final=final,
+        facts = chunk_facts(Chunk(path=str(path), sha256="", first=first, offset=offset, size=size, final=final,
                                      latest=None, attempts={}))
         assert facts is not None
         expected.extend(facts)

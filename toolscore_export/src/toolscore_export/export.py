@@ -83,15 +83,10 @@ def _check_output(output: Path, sources: list[Path]) -> list[os.stat_result | No
     return infos
 
 
-def _is_output(source: Path, target: Path, target_id: FileId | None) -> bool:
-    """``source.exists() and may_be(source, target_id) and source.resolve() == target``, with one
-    ``stat`` of ``source`` where that spelling takes two (``exists()`` is a ``stat`` too): a source
-    that can be ``stat``-ed exists, and its id is the one ``may_be`` compares."""
-    return _is_output_known(source, target, target_id, file_info(source))
-
-
 def _is_output_known(source: Path, target: Path, target_id: FileId | None, info: os.stat_result | None) -> bool:
-    """:func:`_is_output` given ``info``, the ``os.stat`` of ``source`` made just before (None: it failed)."""
+    """``source.exists() and may_be(source, target_id) and source.resolve() == target`` given ``info``,
+    the ``os.stat`` of ``source`` made just before (None: it failed), so a source costs one ``stat``
+    where that spelling takes two (``exists()`` is a ``stat`` too)."""
     ident = None if info is None else (info.st_dev, info.st_ino)
     if ident is None:  # missing or unreadable: as the rule spells it
         return source.exists() and source.resolve() == target

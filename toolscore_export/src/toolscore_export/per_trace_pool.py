@@ -72,13 +72,6 @@ _MASK = (1 << 32) - 1
 ChunkFacts = tuple["array[int]", "array[int]", "array[int]", "array[int]", dict[str, int]]
 
 
-def line_keys(chunk: Chunk) -> ChunkFacts | None:
-    """First pass over a chunk (in a worker): its :data:`ChunkFacts`; None when a line is not what the
-    plan can rely on (orjson refuses it, it is no export request, a trace id is bad)."""
-    lines, _ = chunk.lines()
-    return _line_facts(lines, chunk.offset, chunk.first, bom=chunk.first == 1)
-
-
 @attrs.frozen
 class Stretch:
     """``size`` bytes of a file from ``offset``: the first pass reads the lines that start in them."""
@@ -93,7 +86,8 @@ class Stretch:
 def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts, int, Built] | None:
     """First pass over the lines that start in a stretch of the file (in a worker): their
     :data:`ChunkFacts`, lines numbered from 0, and how many lines (blank ones too) start there (and,
-    given a spill folder, the records it built: :func:`_built`); None as for :func:`line_keys`.
+    given a spill folder, the records it built: :func:`_built`); None when a line is not what the
+    plan can rely on (orjson refuses it, it is no export request, a trace id is bad).
 
     Why stretches: the driver cuts the file at fixed offsets without reading it (the workers find
     where lines start); cutting it after a newline, as runs files are cut, cost the driver a read
@@ -643,5 +637,5 @@ def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, c
     return True
 
 
-__all__ = ["BUILT_MAX_BYTES", "JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "line_keys", "plan",
+__all__ = ["BUILT_MAX_BYTES", "JOB_TRACES", "MIN_BYTES", "Stretch", "TraceJob", "first_pass", "job_records", "plan",
            "pooled_records", "stretch_keys"]
