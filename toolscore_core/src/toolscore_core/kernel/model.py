@@ -277,6 +277,21 @@ def drafts_work(draft: type[Any], cls: type[Any]) -> bool:
     return type(probe) is cls
 
 
+def fills_soundly(draft: type[Any], cls: type[Any], fields: tuple[str, ...], converted: frozenset[str] = frozenset()) -> bool:
+    """True when a reader that stores ``fields`` in a ``draft`` (applying the converters of the
+    fields in ``converted`` itself) builds what ``cls`` would: they are ``cls``'s fields in its
+    order, none has a validator or an ``on_setattr``, only those of ``converted`` a converter,
+    and :func:`drafts_work`.
+
+    Why: a reader checks it once at import and keeps its general path otherwise, so a field
+    added to ``cls`` (or a converter) cannot be silently skipped by its draft."""
+    found = attrs.fields(cls)
+    return (tuple(f.name for f in found) == fields
+            and all(f.validator is None and f.on_setattr is None and (f.converter is None or f.name in converted)
+                    for f in found)
+            and drafts_work(draft, cls))
+
+
 ToolCallDraft = _draft_of(ToolCall)
 
 
