@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections import deque
 from collections.abc import Generator, Iterator
-from itertools import accumulate
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
 
@@ -326,21 +327,20 @@ class _Lines:
         added to its line numbers)."""
         numbers, starts, ends, counts, found = facts
         base = len(self.numbers)
-        self.numbers += array("Q", [n + first for n in numbers]) if first else numbers
+        self.numbers += array("Q", map(first.__add__, numbers)) if first else numbers
         self.offsets += starts
         self.ends += ends
-        orders = list(accumulate(counts, initial=self.spans))
+        orders = array("Q", accumulate(counts, initial=self.spans))
         self.spans = orders.pop()
-        self.orders += array("Q", orders)
-        shift = base << 32 | base
+        self.orders += orders
         bounds = self.bounds
-        for key, packed in found.items():
-            seen = bounds.get(key)
-            if seen is None:
-                bounds[key] = packed + shift
-            else:
-                bounds[key] = (seen & ~_MASK) | ((packed + shift) & _MASK)
-                self.crossing.add(key)
+        seen = found.keys() & bounds.keys()  # traces of earlier chunks too: a few, whatever the chunk's size
+        earlier = {key: bounds[key] for key in seen}
+        shift = base << 32 | base
+        bounds.update(zip(found, map(shift.__add__, found.values()), strict=True))
+        for key, packed in earlier.items():  # the first line of its first chunk, the last of this one
+            bounds[key] = (packed & ~_MASK) | (bounds[key] & _MASK)
+        self.crossing |= seen
 
 
 def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None = None) -> _Lines | None:
@@ -508,7 +508,8 @@ def _pieces(path: Path, sha256: str, lines: _Lines) -> list[_Spilled] | None:
     built = lines.built
     for index, (low, (name, size, lengths)) in enumerate(built):
         high = built[index + 1][0] if index + 1 < len(built) else len(lines.numbers)
-        layout = _layout(_keys_of(name, size), lengths, low, high, lines)
+        with open(name, "rb") as spilled:
+            layout = _layout(_spilled_keys(spilled, size), lengths, low, high, lines)
         wanted = layout[2] if layout is not None else []
         job = _job_of(path, sha256, lines, wanted) if wanted else None
         reread += job.size if job else 0
@@ -518,48 +519,57 @@ def _pieces(path: Path, sha256: str, lines: _Lines) -> list[_Spilled] | None:
     return pieces
 
 
-def _keys_of(name: str, size: int) -> list[str]:
-    """The key list of a worker's spill file (after its ``size`` bytes of records)."""
-    import orjson
-
-    with open(name, "rb") as handle:
-        handle.seek(size)
-        keys: list[str] = orjson.loads(handle.read())
-    return keys
-
-
 #: A stretch's traces that end in it, in the serial order: their keys, their built records (the bytes in the
-#: spill file of each run of them) and None for each of a second-pass job's, and the job's keys; None in place of all when every trace
-#: of the stretch is whole and built (nearly always: no list made).
-Layout = tuple[list[str], list[tuple[int, int] | None], list[str]] | None
+#: spill file of each run of them, and how many records those are) and None for each of a second-pass job's,
+#: and the job's keys; None in place of all when every trace of the stretch is whole and built.
+Layout = tuple[list[str], list[tuple[int, int, int] | None], list[str]] | None
 
 
 def _layout(keys: list[str], lengths: array[int], low: int, high: int, lines: _Lines) -> Layout:
     """The :data:`Layout` of a stretch's traces (``keys``, their records' ``lengths``; its lines ``low``
-    to ``high``): a trace seen in an earlier stretch, or whose record failed, is the job's."""
+    to ``high``): a trace seen in an earlier stretch, or whose record failed, is the job's.
+
+    Why only the few odd keys are visited: the traces crossing a stretch's edges and the failed records
+    are a handful among hundreds; the built records between two of them are one slice of the spill
+    file, found from the lengths' running sums, so the driver's work is not a step a trace."""
     crossing = lines.crossing
-    if crossing.isdisjoint(keys) and 0 not in lengths:
+    odd = crossing.intersection(keys)
+    if not odd and 0 not in lengths:
         return None
     bounds = lines.bounds
-    ending: list[str] = []
-    places: list[tuple[int, int] | None] = []
+    later = {key for key in odd if not low <= bounds[key] & _MASK < high}  # they end in a later stretch
+    at = list(accumulate(lengths, initial=0))  # where each key's record starts in the spill file
+    places: list[tuple[int, int, int] | None] = []
     wanted: list[str] = []
-    at = 0
-    for key, length in zip(keys, lengths, strict=True):
-        if key in crossing and not low <= bounds[key] & _MASK < high:
-            pass  # it ends in a later stretch
-        elif length and key not in crossing:
-            ending.append(key)
-            if places and (last := places[-1]) is not None and last[1] == at:  # one slice for a run of them
-                places[-1] = (last[0], at + length)
-            else:
-                places.append((at, at + length))
-        else:
-            ending.append(key)
+    start = 0  # the first key of the run of built records not yet placed
+    for index in _odd_places(keys, lengths, odd):
+        if start < index:
+            places.append((at[start], at[index], index - start))
+        start = index + 1
+        key = keys[index]
+        if key not in later:
             places.append(None)
             wanted.append(key)
-        at += length
-    return ending, places, wanted
+    if start < len(keys):
+        places.append((at[start], at[-1], len(keys) - start))
+    return [key for key in keys if key not in later] if later else keys, places, wanted
+
+
+def _odd_places(keys: list[str], lengths: array[int], odd: set[str]) -> list[int]:
+    """The indexes, in order, of the keys in ``odd`` and of those whose record failed (length 0)."""
+    found = [index for index, key in enumerate(keys) if key in odd] if odd else []
+    index = -1
+    while (index := _index_of(lengths, 0, index + 1)) >= 0:
+        found.append(index)
+    return sorted(set(found)) if odd and len(found) > len(odd) else found  # a crossing key may have failed too
+
+
+def _index_of(values: array[int], value: int, start: int) -> int:
+    """The first index of ``value`` in ``values`` at or after ``start``, or -1."""
+    try:
+        return values.index(value, start)
+    except ValueError:
+        return -1
 
 
 def _job_of(path: Path, sha256: str, lines: _Lines, keys: list[str]) -> TraceJob:
@@ -574,53 +584,68 @@ def _job_of(path: Path, sha256: str, lines: _Lines, keys: list[str]) -> TraceJob
 def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Lines,
                    pieces: list[_Spilled]) -> Generator[EncodedRecords, None, int | None]:
     """:func:`pooled_records` from the records the first pass built, and second-pass jobs for the rest."""
-    import orjson
-
     done = 0
     prefix = f"{path.name}#"
     results = workers.ordered(job_records, (piece.job for piece in pieces if piece.job is not None))
     for index, piece in enumerate(pieces):
-        data = Path(piece.name).read_bytes()
+        with open(piece.name, "rb") as spilled:
+            keys = _spilled_keys(spilled, piece.size)
+            layout = _layout(keys, lines.built[index][1][2], piece.low, piece.high, lines)
+            if layout is None:
+                blocks: list[EncodedRecords] | None = [EncodedRecords(_read_at(spilled, 0, piece.size), len(keys))]
+            else:
+                keys = layout[0]
+                blocks = _mixed(spilled, layout[1], piece, next(results) if piece.job is not None else None)
         Path(piece.name).unlink()
-        keys: list[str] = orjson.loads(memoryview(data)[piece.size:])
-        layout = _layout(keys, lines.built[index][1][2], piece.low, piece.high, lines)
-        if layout is None:
-            records = data[:piece.size]
-        else:
-            keys = layout[0]
-            found = _mixed(data, layout[1], piece, next(results) if piece.job is not None else None)
-            if found is None:
-                return done
-            records = found
+        if blocks is None:
+            return done
         ids = [prefix + key for key in keys]
         if not run_ids.isdisjoint(ids):
             return done
         run_ids.update(ids)
         _forget(lines.bounds, keys)
         done += len(keys)
-        yield EncodedRecords(records, len(keys))
+        yield from blocks
     return None
+
+
+def _spilled_keys(spilled: Any, size: int) -> list[str]:
+    """The key list of a worker's spill file (after its ``size`` bytes of records)."""
+    import orjson
+
+    keys: list[str] = orjson.loads(_read_at(spilled, size, -1))
+    return keys
+
+
+def _read_at(handle: Any, offset: int, size: int) -> bytes:
+    """``size`` bytes of an open file from ``offset`` (-1: to its end).
+
+    Why records are read a piece at a time, never the whole spill file then sliced: each slice and each
+    join of them is another copy of every record (about 2 us a trace in the driver); read so, the
+    bytes are copied once, and the blocks are written as they are."""
+    handle.seek(offset)
+    data: bytes = handle.read(size)
+    return data
 
 
 def _forget(bounds: dict[str, int], keys: list[str]) -> None:
     """Drop the bounds of traces whose records are given: no later stretch asks for them, and the driver's
     memory then holds each trace's run id or its bounds, not both (as the planned jobs' :func:`_taken`)."""
-    pop = bounds.pop
-    for key in keys:
-        pop(key, None)
+    deque(map(bounds.pop, keys, repeat(None)), maxlen=0)  # each key's pop, without a step of Python a key
 
 
-def _mixed(data: bytes, places: list[tuple[int, int] | None], piece: _Spilled,
-           result: tuple[bytes, list[str]] | None) -> bytes | None:
-    """A stretch's records, the built ones (their ``places`` in ``data``) and its job's ``result`` interleaved
-    in the serial order (None: the job failed, or gave other traces than the ones asked)."""
+def _mixed(spilled: Any, places: list[tuple[int, int, int] | None], piece: _Spilled,
+           result: tuple[bytes, list[str]] | None) -> list[EncodedRecords] | None:
+    """A stretch's records, the built ones (their ``places`` in the ``spilled`` file) and its job's ``result``
+    interleaved in the serial order (None: the job failed, or gave other traces than the ones asked)."""
     made: list[bytes] = []
     if piece.job is not None:
         if result is None or result[1] != piece.wanted:
             return None
         made = [line + b"\n" for line in EncodedRecords(result[0], len(result[1])).lines()]
     taken = iter(made)
-    return b"".join(next(taken) if place is None else data[place[0]:place[1]] for place in places)
+    return [EncodedRecords(next(taken), 1) if place is None else
+            EncodedRecords(_read_at(spilled, place[0], place[1] - place[0]), place[2]) for place in places]
 
 
 def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
