@@ -162,3 +162,11 @@ def test_fills_soundly_refuses_what_a_draft_would_get_wrong() -> None:
         name: str = attrs.field(validator=attrs.validators.instance_of(str))
 
     assert not fills_soundly(_draft_of(Checked), Checked, ("name",))
+
+
+def test_the_trace_is_made_with_its_fields_in_order() -> None:
+    """``OtelAdapter._trace`` passes a Trace's four fields by position: a field added or moved
+    must be added or moved there too."""
+    from toolscore_core import Trace
+
+    assert [f.name for f in attrs.fields(Trace)] == ["calls", "final_answer", "source_format", "metadata"]

@@ -313,10 +313,12 @@ def merge_and_order(found: list[SpanCall]) -> list[ToolCall]:
     mcp_spans = [c for c in found if c.convention == "mcp"]
     if mcp_spans and len(mcp_spans) < len(found):  # MCP spans and others: the others are the partners
         others = [c for c in found if c.convention != "mcp"]
-        by_span = {c.span_id: i for i, c in enumerate(others) if c.span_id}
+        by_span: dict[str, int] = {}  # (the last call of a span id, as a dict of them all keeps)
         by_parent: dict[str, list[int]] = {}
         by_call_id: dict[str, list[int]] = {}
         for i, c in enumerate(others):
+            if c.span_id:
+                by_span[c.span_id] = i
             if c.parent_id:
                 by_parent.setdefault(c.parent_id, []).append(i)
             call_id = c.fields[ID]
