@@ -170,3 +170,4 @@ def test_the_trace_is_made_with_its_fields_in_order() -> None:
     from toolscore_core import Trace
 
     assert [f.name for f in attrs.fields(Trace)] == ["calls", "final_answer", "source_format", "metadata"]
+

@@ -162,9 +162,15 @@ def _attributes(rng: random.Random, odd: bool) -> list[Any]:
     return [_attribute(rng, key, odd and rng.random() < 0.15) for key in keys]
 
 
+class Attribute(dict):  # type: ignore[type-arg]
+    """A dict subclass: not the plain dict that ``key_values`` reads by subscripts."""
+
+
 def _attribute(rng: random.Random, key: str, odd: bool) -> Any:
     if odd and rng.random() < 0.1:
-        return rng.choice(["not an item", {"key": 5, "value": {"stringValue": "x"}}, {"value": {"stringValue": "x"}}])
+        return rng.choice(["not an item", {"key": 5, "value": {"stringValue": "x"}}, {"value": {"stringValue": "x"}},
+                           {"key": key}, {"key": key, "value": None}, Attribute(key=key, value={"stringValue": "x"}),
+                           [key, {"stringValue": "x"}], None])
     return {"key": key, "value": _odd_value(rng) if odd else _plain_value(rng, key)}
 
 
