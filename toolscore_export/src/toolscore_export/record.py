@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from toolscore_core.kernel.model import fills_soundly
 from toolscore_export import canonical
 from toolscore_export.canonical import (
     CANONICAL_FORM,
@@ -36,6 +37,7 @@ from toolscore_export.canonical import (
     sha256_fast,
     sha256_prepared,
 )
+from toolscore_export.redaction import can_skip_redaction, may_hold_a_secret
 
 RECORD_SCHEMA = "toolscore.run-record"
 RECORD_VERSION = "1"
@@ -94,6 +96,44 @@ class RunInput:
     prepared: bool = False  # every value is prepared and redacted already (the fast path for run rows)
 
 
+# A RunInput being filled (see trace_run_input): the kernel's draft (``model._draft_of``, private to
+# it) made here, a subclass adding no slot whose stores bypass the frozen ``__setattr__``.
+_RunInputDraft = type("RunInputDraft", (RunInput,), {"__slots__": (), "__setattr__": object.__setattr__,
+                                                     "__delattr__": object.__delattr__, "__init__": object.__init__})
+_TRACE_RUN_FIELDS = ("run_id", "source", "outcome", "task_id", "arm_id", "provider", "model", "repetition", "study",
+                     "attempts", "status", "error", "started_at", "finished_at", "turns", "prompt", "final_answer",
+                     "final_answer_known", "calls", "usage", "cost_usd", "price", "server", "evaluation", "trace_id",
+                     "span_source", "span_id", "prepared")
+_DRAFTS_SOUND = fills_soundly(_RunInputDraft, RunInput, _TRACE_RUN_FIELDS)
+
+
+def trace_run_input(run_id: str, source: SourceRef, outcome: str, task_id: str | None, final_answer: str | None,
+                    calls: Sequence[Mapping[str, Any]], evaluation: Mapping[str, Any] | None, trace_id: str | None,
+                    span_source: bool, span_id: str | None, prepared: bool) -> RunInput:
+    """``RunInput(run_id=run_id, ...)`` of a trace (every other field at its default), made as a
+    draft: plain slot stores, then ``__class__`` (the kernel's ``model._draft_of``).
+
+    Why: a RunInput made by its frozen ``__init__`` stores 28 fields through ``__setattr__``,
+    about 3 us of a trace's record in a worker; the draft, a fraction of it. What it hands
+    out is a RunInput in every way (a test compares both constructions field by field).
+    """
+    if not _DRAFTS_SOUND:
+        return RunInput(run_id=run_id, source=source, outcome=outcome, task_id=task_id, final_answer=final_answer,
+                        calls=calls, evaluation=evaluation, trace_id=trace_id, span_source=span_source,
+                        span_id=span_id, prepared=prepared)
+    run = _RunInputDraft()
+    run.run_id, run.source, run.outcome, run.task_id = run_id, source, outcome, task_id
+    run.arm_id = run.provider = run.model = run.repetition = run.study = None
+    run.attempts = 1
+    run.status = run.error = run.started_at = run.finished_at = run.turns = run.prompt = None
+    run.final_answer, run.final_answer_known, run.calls = final_answer, False, calls
+    run.usage = run.cost_usd = run.price = run.server = None
+    run.evaluation, run.trace_id, run.span_source, run.span_id, run.prepared = (evaluation, trace_id, span_source,
+                                                                                span_id, prepared)
+    run.__class__ = RunInput
+    return run
+
+
 def _redactor() -> Any:
     from toolscore_core import redact_text
 
@@ -145,8 +185,6 @@ def redacted_copy(value: Any, text: Any) -> Any:
     Why: a large OTLP trace has tens of thousands of calls, and scanning each of their
     strings on its own was a third of its export.
     """
-    from toolscore_export.redaction import may_hold_a_secret
-
     plain = prepare(value)
     if not may_hold_a_secret(prepared_bytes(plain, sort_keys=False).decode("utf-8", "surrogatepass")):
         return plain
@@ -165,8 +203,6 @@ def redacted_calls(calls: Sequence[Mapping[str, Any]], text: Any) -> list[Any]:
     redact and its copy is the plain one. An anchor anywhere, even a harmless one, sends every
     call through its own test, as before.
     """
-    from toolscore_export.redaction import can_skip_redaction
-
     plain = plain_calls(calls)
     if can_skip_redaction(prepared_bytes(plain, sort_keys=False)):
         return plain
@@ -198,8 +234,6 @@ def redacted_run(run: RunInput) -> tuple[list[Any], list[Any]]:
     does, so redacting would change nothing and the plain copies are the redacted ones.
     Otherwise each is redacted as before, the calls by :func:`redacted_calls`.
     """
-    from toolscore_export.redaction import can_skip_redaction
-
     calls = plain_calls(run.calls)
     values = prepare(_redactable(run))  # a list is prepared item by item: one call, leaves kept inline
     if can_skip_redaction(prepared_bytes([calls, values], sort_keys=False)):
@@ -218,44 +252,40 @@ def clean_prepared(calls: Sequence[Mapping[str, Any]], values: list[Any]) -> boo
     trace's record. ``values`` must hold the strings of the run's :func:`_redactable` values
     (the anchor test reads strings only: no anchor spans two JSON tokens, so any arrangement
     of the same strings gives its answer). A trace call's own keys, the same constants in
-    every call, hold no anchor (a test checks it) and are left out of the text: 40% of it.
+    every call, hold no anchor (a test checks it) and are left out of the text: 40% of it; so
+    is its duration when a number. Its fields that are usually leaves are fetched and their
+    types tested at once, in C (field by field, they were half of the test).
     """
-    from toolscore_export.redaction import can_skip_redaction
-
     if type(calls) is not list:
         return False
+    leaves, normal = canonical._LEAVES, canonical.normal_number
     scanned: list[Any] = []
     for call in calls:  # a loop: a generator is a frame of its own on Python 3.11
-        if type(call) is dict and call.keys() == _TRACE_CALL_KEYS:
-            if not _trace_call_prepared(call):
-                return False
-            scanned.append(_all_fields(call))  # its keys are the constants, with no anchor: not scanned
-        elif is_prepared(call):
-            scanned.append(call)
-        else:
+        if type(call) is dict and len(call) == _TRACE_CALL_SIZE:  # a trace call's keys, if each of them is found
+            try:
+                head, args, duration = _head_fields(call), call["args"], call["duration"]
+            except KeyError:
+                head = None
+            if (head is not None and leaves.issuperset(map(type, head)) and (args is None or is_prepared(args))
+                    and (type(duration) in _NUMBER_LEAVES or (type(duration) is float and normal(duration) is duration))):
+                scanned.append(head)  # its keys are the constants, with no anchor: not scanned
+                scanned.append(args)  # nor its duration, a number (digits, '.', 'e', '+' and '-' make no anchor)
+                continue
+        if not is_prepared(call):
             return False
+        scanned.append(call)
     return is_prepared(values) and can_skip_redaction(prepared_bytes([scanned, values], sort_keys=False))
 
 
-# The keys of a trace's calls (sources.trace_calls): those read as leaves, and those that may nest.
-_LEAF_FIELDS = ("id", "tool", "provider_name", "is_error", "error", "denied", "deny_reason", "span_id", "trace_id")
-_NESTED_FIELDS = ("args", "result", "structured", "duration")
-_TRACE_CALL_KEYS = frozenset(_LEAF_FIELDS + _NESTED_FIELDS)
-_leaf_fields, _nested_fields = operator.itemgetter(*_LEAF_FIELDS), operator.itemgetter(*_NESTED_FIELDS)
-_all_fields = operator.itemgetter(*_LEAF_FIELDS, *_NESTED_FIELDS)
-
-
-def _trace_call_prepared(call: dict[str, Any]) -> bool:
-    """``is_prepared(call)`` of a dict with exactly a trace call's keys, quicker: the types of the
-    fields that are usually leaves are tested in C, and only the four that may nest are walked
-    (a call's thirteen fields one by one were half of the test)."""
-    leaves = canonical._LEAVES
-    if leaves.issuperset(map(type, _leaf_fields(call))):
-        args, result, structured, duration = _nested_fields(call)  # its keys are equal to str ones: prepare keeps them
-        return ((type(duration) in leaves or (type(duration) is float and canonical.normal_number(duration) is duration))
-                and (type(result) in leaves or is_prepared(result)) and (structured is None or is_prepared(structured))
-                and (args is None or is_prepared(args)))
-    return is_prepared(call)
+# The keys of a trace's calls (sources.trace_calls): those that are usually leaves (their types
+# tested at once, in C), then the arguments (walked) and the duration (a number). A dict of
+# thirteen keys in which each of them is found has exactly these keys.
+_HEAD_FIELDS = ("id", "tool", "provider_name", "is_error", "error", "denied", "deny_reason", "span_id", "trace_id",
+                "result", "structured")
+_TRACE_CALL_KEYS = frozenset((*_HEAD_FIELDS, "args", "duration"))
+_TRACE_CALL_SIZE = len(_TRACE_CALL_KEYS)
+_head_fields = operator.itemgetter(*_HEAD_FIELDS)
+_NUMBER_LEAVES = frozenset({int, bool, type(None)})  # the leaves whose JSON text holds no string
 
 
 def _same(value: Any) -> Any:

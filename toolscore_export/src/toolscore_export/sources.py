@@ -37,7 +37,7 @@ from toolscore_export.parallel import (
     encoded_rows,
     first_pass,
 )
-from toolscore_export.record import RunInput, SourceRef, clean_prepared
+from toolscore_export.record import RunInput, SourceRef, clean_prepared, trace_run_input
 from toolscore_export.redaction import may_hold_a_secret
 from toolscore_export.row_check import surely_valid
 from toolscore_export.row_record import row_record
@@ -791,9 +791,8 @@ def trace_run(trace: Any, calls: list[dict[str, Any]], source: SourceRef, *, gol
     # The run's other redacted values (arm, study, error, prompt, usage, price, server) are
     # unknown here: these are the strings of its _redactable values.
     prepared = clean_prepared(calls, [run_id, task_id, source.name, final_answer, evaluation])
-    return RunInput(run_id=run_id, source=source, outcome=outcome, final_answer=final_answer, calls=calls,
-                    evaluation=evaluation, trace_id=trace_id, span_source=trace.source_format == OTLP_FORMAT,
-                    span_id=span_id, task_id=task_id, prepared=prepared)
+    return trace_run_input(run_id, source, outcome, task_id, final_answer, calls, evaluation, trace_id,
+                           trace.source_format == OTLP_FORMAT, span_id, prepared)
 
 
 # --- all sources ----------------------------------------------------------------------------------------
