@@ -24,6 +24,7 @@ from typing import Any
 _SPAN_ID = re.compile(r"[0-9a-f]{16}")
 _HEX_DIGITS = "0123456789abcdef"  # what _SPAN_ID matches: 16 of them, nothing else
 _AGENT = "invoke_agent"
+_OPERATION = "gen_ai.operation.name"
 _MAX_BYTES = 256 << 20  # a trace file larger than this is not read a second time for its run span
 
 
@@ -71,14 +72,6 @@ def _spans(request: Any) -> Iterator[dict[str, Any]]:
             for span in (scope.get("spans") or []) if isinstance(scope, dict) else []:
                 if isinstance(span, dict):
                     yield span
-
-
-def _operation(span: dict[str, Any]) -> Any:
-    for attribute in span.get("attributes") or []:
-        if isinstance(attribute, dict) and attribute.get("key") == "gen_ai.operation.name":
-            value = attribute.get("value")
-            return value.get("stringValue") if isinstance(value, dict) else None
-    return None
 
 
 def run_span_id(path: Path, trace_id: str | None, requests: Iterable[Any] | None = None) -> str | None:
@@ -129,8 +122,12 @@ class RunSpans:
             span_id = span_id.lower()
             if not _SPAN_ID.fullmatch(span_id):
                 return
-        if _operation(span) == _AGENT:
-            self.agents.add(span_id)
+        for attribute in span.get("attributes") or ():  # its gen_ai.operation.name
+            if isinstance(attribute, dict) and attribute.get("key") == _OPERATION:
+                value = attribute.get("value")
+                if isinstance(value, dict) and value.get("stringValue") == _AGENT:
+                    self.agents.add(span_id)
+                break
         if not span.get("parentSpanId"):
             self.roots.add(span_id)
 
