@@ -37,6 +37,7 @@ written, so the records, their order and the error raised are always the serial 
 from __future__ import annotations
 
 import bisect
+import os
 from array import array
 from collections import deque
 from collections.abc import Generator, Iterator
@@ -110,23 +111,23 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
     return facts, len(lines), _built(parsed, stretch)
 
 
-#: What a worker built in its stretch (see :func:`_built`): the spill file (the records, then the keys as
-#: a JSON list), the records' size in it, and each key's record length (0: not built, a second-pass job's).
-Built = tuple[str, int, "array[int]"]
+#: What a worker built in its stretch (see :func:`_built`): the spill file, where the records start in it and
+#: their size, the size of the keys after them (a JSON list), and each key's record length (0: not built, a
+#: second-pass job's).
+Built = tuple[str, int, int, int, "array[int]"]
 
 
 def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch) -> Built:
-    """The records of the traces seen in a stretch, written to a file in ``stretch.spill``, with the keys of
-    every trace seen there, in the serial order (by the line of the trace's last span in the stretch, then
-    its first span on that line: for a trace with no span in a later stretch, the serial order).
+    """The records of the traces seen in a stretch, added to the worker's file in ``stretch.spill``
+    (:func:`_spill_file`), with the keys of every trace seen there, in the serial order (by the line of
+    the trace's last span in the stretch, then its first span on that line: for a trace with no span in
+    a later stretch, the serial order).
 
     Why: the first pass has parsed the lines already; a trace whole in the stretch (the driver confirms it,
     once it knows every stretch's traces) needs no second read and parse. A trace that is not whole here,
     or whose record fails (the second pass then raises the error, with its places), gets length 0.
     Spans are numbered from the stretch's start: the adapter only compares a trace's spans' numbers, so
     their distance from the file's start changes nothing; their places are spelled for errors only."""
-    import tempfile
-
     import orjson
 
     from toolscore_export.record import record_line
@@ -159,11 +160,24 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch) -> Built
         out.append(line)
         lengths.append(len(line))
     data = b"".join(out)
-    handle, name = tempfile.mkstemp(dir=stretch.spill, suffix=".jsonl")
-    with open(handle, "wb") as spilled:
+    listed = orjson.dumps(serial)
+    assert stretch.spill is not None  # stretch_keys builds only given a spill folder
+    name = _spill_file(stretch.spill)
+    with open(name, "ab") as spilled:
+        offset = spilled.seek(0, os.SEEK_END)
         spilled.write(data)
-        spilled.write(orjson.dumps(serial))
-    return name, len(data), lengths
+        spilled.write(listed)
+    return name, offset, len(data), len(listed), lengths
+
+
+def _spill_file(folder: str) -> str:
+    """The file in ``folder`` this worker adds its stretches' records to (the driver removes it once the
+    source is exported; a later source's stretches make it again).
+
+    Why one a worker, not one a stretch: making a file took the disk's file system here 50-600 us of CPU
+    (up to 4 us a trace), and adding to one costs nothing more than the write; only this process writes
+    it, a stretch at a time, so each stretch's bytes are where it found the file's end."""
+    return os.path.join(folder, f"built-{os.getpid()}.jsonl")
 
 
 def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any, spans: Any, source: SourceRef,
@@ -353,8 +367,7 @@ def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None
     number = 1  # the number of the next stretch's first line
     for found in workers.ordered(stretch_keys, stretches):
         if found is None:
-            for _, (name, _, _) in lines.built:  # of no use: the serial path reads the file
-                Path(name).unlink(missing_ok=True)
+            _unlink_built(lines)  # of no use: the serial path reads the file
             return None
         if len(found) == 3:
             lines.built.append((len(lines.numbers), found[2]))
@@ -438,8 +451,14 @@ def pooled_records(path: Path, sha256: str, workers: Workers,
             return 0
         return (yield from _planned_records(path, sha256, workers, run_ids, lines, cuts))
     finally:
-        for _, (name, _, _) in lines.built if lines is not None else ():
-            Path(name).unlink(missing_ok=True)
+        if lines is not None:
+            _unlink_built(lines)
+
+
+def _unlink_built(lines: _Lines) -> None:
+    """Remove the workers' spill files of a source (each holds the records of many stretches)."""
+    for name in {built[0] for _, built in lines.built}:
+        Path(name).unlink(missing_ok=True)
 
 
 def spill_for(path: Path, workers: Workers) -> str | None:
@@ -483,11 +502,14 @@ def _planned_records(path: Path, sha256: str, workers: Workers, run_ids: set[str
 
 @attrs.frozen
 class _Spilled:
-    """A stretch's records, in the worker's spill file ``name`` (its first ``size`` bytes: records; then its
-    key list), for its lines ``low`` to ``high`` (indexes); with ``job`` when some are a second-pass job's."""
+    """A stretch's records, in the worker's spill file ``name`` (``size`` bytes from ``offset``; then its
+    key list, ``keys`` bytes), for its lines ``low`` to ``high`` (indexes); with ``job`` when some are a
+    second-pass job's."""
 
     name: str
+    offset: int
     size: int
+    keys: int
     low: int
     high: int
     job: TraceJob | None = None
@@ -507,16 +529,16 @@ def _pieces(path: Path, sha256: str, lines: _Lines) -> list[_Spilled] | None:
     pieces: list[_Spilled] = []
     reread = 0
     built = lines.built
-    for index, (low, (name, size, lengths)) in enumerate(built):
+    for index, (low, (name, offset, size, keys, lengths)) in enumerate(built):
         high = built[index + 1][0] if index + 1 < len(built) else len(lines.numbers)
         with open(name, "rb") as spilled:
-            layout = _layout(_spilled_keys(spilled, size), lengths, low, high, lines)
+            layout = _layout(_spilled_keys(spilled, offset + size, keys), lengths, low, high, lines)
         wanted = layout[2] if layout is not None else []
         job = _job_of(path, sha256, lines, wanted) if wanted else None
         reread += job.size if job else 0
         if reread > MAX_REREAD * max(path.stat().st_size, 1):
             return None
-        pieces.append(_Spilled(name, size, low, high, job, wanted or None))
+        pieces.append(_Spilled(name, offset, size, keys, low, high, job, wanted or None))
     return pieces
 
 
@@ -590,14 +612,14 @@ def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Line
     results = workers.ordered(job_records, (piece.job for piece in pieces if piece.job is not None))
     for index, piece in enumerate(pieces):
         with open(piece.name, "rb") as spilled:
-            keys = _spilled_keys(spilled, piece.size)
-            layout = _layout(keys, lines.built[index][1][2], piece.low, piece.high, lines)
+            keys = _spilled_keys(spilled, piece.offset + piece.size, piece.keys)
+            layout = _layout(keys, lines.built[index][1][4], piece.low, piece.high, lines)
             if layout is None:
-                blocks: list[EncodedRecords] | None = [EncodedRecords(_read_at(spilled, 0, piece.size), len(keys))]
+                blocks: list[EncodedRecords] | None = [
+                    EncodedRecords(_read_at(spilled, piece.offset, piece.size), len(keys))]
             else:
                 keys = layout[0]
                 blocks = _mixed(spilled, layout[1], piece, next(results) if piece.job is not None else None)
-        Path(piece.name).unlink()
         if blocks is None:
             return done
         ids = [prefix + key for key in keys]
@@ -610,16 +632,16 @@ def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Line
     return None
 
 
-def _spilled_keys(spilled: Any, size: int) -> list[str]:
-    """The key list of a worker's spill file (after its ``size`` bytes of records)."""
+def _spilled_keys(spilled: Any, offset: int, size: int) -> list[str]:
+    """A stretch's key list: ``size`` bytes of a worker's spill file from ``offset``."""
     import orjson
 
-    keys: list[str] = orjson.loads(_read_at(spilled, size, -1))
+    keys: list[str] = orjson.loads(_read_at(spilled, offset, size))
     return keys
 
 
 def _read_at(handle: Any, offset: int, size: int) -> bytes:
-    """``size`` bytes of an open file from ``offset`` (-1: to its end).
+    """``size`` bytes of an open file from ``offset``.
 
     Why records are read a piece at a time, never the whole spill file then sliced: each slice and each
     join of them is another copy of every record (about 2 us a trace in the driver); read so, the
@@ -646,7 +668,8 @@ def _mixed(spilled: Any, places: list[tuple[int, int, int] | None], piece: _Spil
         made = [line + b"\n" for line in EncodedRecords(result[0], len(result[1])).lines()]
     taken = iter(made)
     return [EncodedRecords(next(taken), 1) if place is None else
-            EncodedRecords(_read_at(spilled, place[0], place[1] - place[0]), place[2]) for place in places]
+            EncodedRecords(_read_at(spilled, piece.offset + place[0], place[1] - place[0]), place[2])
+            for place in places]
 
 
 def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
