@@ -39,9 +39,8 @@ from __future__ import annotations
 import bisect
 import os
 from array import array
-from collections import deque
 from collections.abc import Generator, Iterator
-from itertools import accumulate, repeat
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -341,20 +340,21 @@ class _Lines:
         added to its line numbers)."""
         numbers, starts, ends, counts, found = facts
         base = len(self.numbers)
-        self.numbers += array("Q", map(first.__add__, numbers)) if first else numbers
+        self.numbers += array("Q", [n + first for n in numbers]) if first else numbers
         self.offsets += starts
         self.ends += ends
-        orders = array("Q", accumulate(counts, initial=self.spans))
+        orders = list(accumulate(counts, initial=self.spans))
         self.spans = orders.pop()
-        self.orders += orders
-        bounds = self.bounds
-        seen = found.keys() & bounds.keys()  # traces of earlier chunks too: a few, whatever the chunk's size
-        earlier = {key: bounds[key] for key in seen}
+        self.orders += array("Q", orders)
         shift = base << 32 | base
-        bounds.update(zip(found, map(shift.__add__, found.values()), strict=True))
-        for key, packed in earlier.items():  # the first line of its first chunk, the last of this one
-            bounds[key] = (packed & ~_MASK) | (bounds[key] & _MASK)
-        self.crossing |= seen
+        bounds = self.bounds
+        for key, packed in found.items():
+            seen = bounds.get(key)
+            if seen is None:
+                bounds[key] = packed + shift
+            else:
+                bounds[key] = (seen & ~_MASK) | ((packed + shift) & _MASK)
+                self.crossing.add(key)
 
 
 def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None = None) -> _Lines | None:
@@ -550,49 +550,30 @@ Layout = tuple[list[str], list[tuple[int, int, int] | None], list[str]] | None
 
 def _layout(keys: list[str], lengths: array[int], low: int, high: int, lines: _Lines) -> Layout:
     """The :data:`Layout` of a stretch's traces (``keys``, their records' ``lengths``; its lines ``low``
-    to ``high``): a trace seen in an earlier stretch, or whose record failed, is the job's.
-
-    Why only the few odd keys are visited: the traces crossing a stretch's edges and the failed records
-    are a handful among hundreds; the built records between two of them are one slice of the spill
-    file, found from the lengths' running sums, so the driver's work is not a step a trace."""
+    to ``high``): a trace seen in an earlier stretch, or whose record failed, is the job's."""
     crossing = lines.crossing
-    odd = crossing.intersection(keys)
-    if not odd and 0 not in lengths:
+    if crossing.isdisjoint(keys) and 0 not in lengths:
         return None
     bounds = lines.bounds
-    later = {key for key in odd if not low <= bounds[key] & _MASK < high}  # they end in a later stretch
-    at = list(accumulate(lengths, initial=0))  # where each key's record starts in the spill file
+    ending: list[str] = []
     places: list[tuple[int, int, int] | None] = []
     wanted: list[str] = []
-    start = 0  # the first key of the run of built records not yet placed
-    for index in _odd_places(keys, lengths, odd):
-        if start < index:
-            places.append((at[start], at[index], index - start))
-        start = index + 1
-        key = keys[index]
-        if key not in later:
+    at = 0
+    for key, length in zip(keys, lengths, strict=True):
+        if key in crossing and not low <= bounds[key] & _MASK < high:
+            pass  # it ends in a later stretch
+        elif length and key not in crossing:
+            ending.append(key)
+            if places and (last := places[-1]) is not None and last[1] == at:  # one slice for a run of them
+                places[-1] = (last[0], at + length, last[2] + 1)
+            else:
+                places.append((at, at + length, 1))
+        else:
+            ending.append(key)
             places.append(None)
             wanted.append(key)
-    if start < len(keys):
-        places.append((at[start], at[-1], len(keys) - start))
-    return [key for key in keys if key not in later] if later else keys, places, wanted
-
-
-def _odd_places(keys: list[str], lengths: array[int], odd: set[str]) -> list[int]:
-    """The indexes, in order, of the keys in ``odd`` and of those whose record failed (length 0)."""
-    found = [index for index, key in enumerate(keys) if key in odd] if odd else []
-    index = -1
-    while (index := _index_of(lengths, 0, index + 1)) >= 0:
-        found.append(index)
-    return sorted(set(found)) if odd and len(found) > len(odd) else found  # a crossing key may have failed too
-
-
-def _index_of(values: array[int], value: int, start: int) -> int:
-    """The first index of ``value`` in ``values`` at or after ``start``, or -1."""
-    try:
-        return values.index(value, start)
-    except ValueError:
-        return -1
+        at += length
+    return ending, places, wanted
 
 
 def _job_of(path: Path, sha256: str, lines: _Lines, keys: list[str]) -> TraceJob:
@@ -654,7 +635,9 @@ def _read_at(handle: Any, offset: int, size: int) -> bytes:
 def _forget(bounds: dict[str, int], keys: list[str]) -> None:
     """Drop the bounds of traces whose records are given: no later stretch asks for them, and the driver's
     memory then holds each trace's run id or its bounds, not both (as the planned jobs' :func:`_taken`)."""
-    deque(map(bounds.pop, keys, repeat(None)), maxlen=0)  # each key's pop, without a step of Python a key
+    pop = bounds.pop
+    for key in keys:
+        pop(key, None)
 
 
 def _mixed(spilled: Any, places: list[tuple[int, int, int] | None], piece: _Spilled,
