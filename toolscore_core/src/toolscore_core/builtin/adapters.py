@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import attrs
-
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.files import json_path
 from toolscore_core.kernel.interfaces import TraceAdapter
-from toolscore_core.kernel.model import ToolCall, ToolCallDraft, Trace, drafts_work, seconds
+from toolscore_core.kernel.model import ToolCall, ToolCallDraft, Trace, fills_soundly, seconds
 from toolscore_core.kernel.plugins import hookimpl
 
 _CALL_FIELDS = {"tool", "args", "id", "call_id", "result", "structured_result", "is_error", "error",
@@ -205,13 +203,10 @@ def _arguments_text(text: str, metadata: dict[str, Any]) -> dict[str, Any] | Non
 _PLAIN_KEYS = frozenset({"tool", "args", "id", "result", "is_error", "error", "duration"})
 _SLOT_ORDER = ("tool", "args", "id", "result", "structured_result", "is_error", "error", "duration", "denied",
                "denied_reason", "provider", "index", "metadata")
-# Filling a draft is only sound while ToolCall has exactly these fields, no validator and no
-# converter other than ``seconds`` on duration (applied here), and the interpreter lets a
-# draft become a ToolCall: otherwise the general path.
-_SLOTS_SOUND = (tuple(sorted(f.name for f in attrs.fields(ToolCall))) == tuple(sorted(_SLOT_ORDER))
-                and all(f.validator is None and f.on_setattr is None for f in attrs.fields(ToolCall))
-                and all(f.converter is None for f in attrs.fields(ToolCall) if f.name != "duration")
-                and drafts_work(ToolCallDraft, ToolCall))
+# Filling a draft is only sound while ToolCall has exactly these fields (in this order), no
+# validator and no converter other than ``seconds`` on duration (applied here), and the
+# interpreter lets a draft become a ToolCall (model.fills_soundly): otherwise the general path.
+_SLOTS_SOUND = fills_soundly(ToolCallDraft, ToolCall, _SLOT_ORDER, frozenset({"duration"}))
 
 
 def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:

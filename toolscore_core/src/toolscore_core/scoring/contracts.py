@@ -21,8 +21,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from toolscore_core.kernel.errors import InputError
 from toolscore_core.kernel.files import json_path, load_data_file
 from toolscore_core.kernel.model import (
@@ -32,7 +30,7 @@ from toolscore_core.kernel.model import (
     ForbiddenRule,
     ToolCall,
     Trace,
-    drafts_work,
+    fills_soundly,
 )
 from toolscore_core.scoring.matchers import Matcher, has_dollar_key, parse_matchers
 from toolscore_core.scoring.modes import check_mode
@@ -194,12 +192,9 @@ _ABSENT = object()  # a key the item does not have
 _CONTAINERS = frozenset({dict, list})  # the value types has_dollar_key looks into
 _EXPECTED_SLOTS = ("tool", "args", "description")
 # Filling a draft is only sound while ExpectedCall has exactly these fields and no validator
-# or converter, and the interpreter lets a draft become an ExpectedCall; otherwise every list
-# takes the general path.
-_EXPECTED_SOUND = (tuple(f.name for f in attrs.fields(ExpectedCall)) == _EXPECTED_SLOTS
-                   and all(f.validator is None and f.converter is None and f.on_setattr is None
-                           for f in attrs.fields(ExpectedCall))
-                   and drafts_work(ExpectedCallDraft, ExpectedCall))
+# or converter, and the interpreter lets a draft become an ExpectedCall (model.fills_soundly);
+# otherwise every list takes the general path.
+_EXPECTED_SOUND = fills_soundly(ExpectedCallDraft, ExpectedCall, _EXPECTED_SLOTS)
 
 
 def _plain_expected(data: list[Any], file: str | Path | None,
