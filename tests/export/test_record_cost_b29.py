@@ -125,3 +125,38 @@ def test_is_prepared_of_containers_of_leaves_agrees_with_prepare(seed: int) -> N
                 assert same(canonical.prepare(value), value), value
             elif not any(isinstance(i, (Word, canonical.StdlibFloat)) for i in items):
                 assert not same(canonical.prepare(value), value), value
+
+
+def reference_run_unknowns(fields: tuple[Any, Any, Any, Any], final_known: bool, usage: dict[Any, Any],
+                           cost_usd: Any) -> list[str]:
+    """The run-level unknowns, by the rule as written in the record's docs."""
+    names = [name for name, value in zip(("status", "prompt", "started_at", "finished_at"), fields, strict=True)
+             if value is None]
+    names += [] if final_known else ["final_answer"]
+    names += [f"usage.{key}" for key, value in usage.items() if value is None]
+    return names + (["cost.usd"] if cost_usd is None else [])
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_run_unknowns_names_what_the_rule_names(seed: int) -> None:
+    from toolscore_export.record import run_unknowns
+
+    rng = random.Random(seed)
+    keys = ["input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "", 7]
+    for _ in range(2000):
+        fields = tuple(rng.choice([None, "x", 0, ""]) for _ in range(4))
+        usage = {key: rng.choice([None, 0, 12]) for key in rng.sample(keys, rng.randint(0, len(keys)))}
+        final_known, cost = rng.random() < 0.5, rng.choice([None, 0, 0.5])
+        start = ["calls[*].cost_usd"]
+        found = list(start)
+        run_unknowns(found, fields, final_known, usage, cost)  # type: ignore[arg-type]
+        assert found == start + reference_run_unknowns(fields, final_known, usage, cost)  # type: ignore[arg-type]
+
+
+def test_a_line_with_its_newline_is_the_line_and_a_newline() -> None:
+    """``prepared_bytes(newline=True)``, by orjson's option or after the stdlib encoder (a value orjson refuses)."""
+    for value in ({"a": [1, "x", None]}, {"b": canonical.StdlibFloat(2e-6)}, ["\udc80"], {"z": 1, "a": {"c": 2, "b": 3}},
+                  "", 2**70):
+        for sort_keys in (False, True):
+            plain = canonical.prepared_bytes(value, sort_keys=sort_keys)
+            assert canonical.prepared_bytes(value, sort_keys=sort_keys, newline=True) == plain + b"\n"

@@ -294,10 +294,12 @@ def _orjson_agrees() -> bool:
 
 _FAST = _orjson_agrees()
 _SORTED = _orjson.OPT_SORT_KEYS if _orjson is not None else 0
+_NEWLINE = _orjson.OPT_APPEND_NEWLINE if _orjson is not None else 0
 
 
-def prepared_bytes(value: Any, *, sort_keys: bool = True) -> bytes:
-    """:func:`canonical_bytes` (or, unsorted, :func:`line_bytes`) of a *prepared* value, fast.
+def prepared_bytes(value: Any, *, sort_keys: bool = True, newline: bool = False) -> bytes:
+    """:func:`canonical_bytes` (or, unsorted, :func:`line_bytes`) of a *prepared* value, fast;
+    with ``newline``, a newline after it (orjson writes it in place: no copy of a long line).
 
     Only for values from :func:`prepare` or :func:`loads_prepared` (no NaN, no integral
     floats, the floats orjson would write differently marked :class:`StdlibFloat`), which
@@ -307,13 +309,14 @@ def prepared_bytes(value: Any, *, sort_keys: bool = True) -> bytes:
     """
     if _FAST:
         try:
-            out: bytes = _orjson.dumps(value, option=_orjson.OPT_SORT_KEYS if sort_keys else 0)
+            out: bytes = _orjson.dumps(value, option=(_SORTED if sort_keys else 0) | (_NEWLINE if newline else 0))
         except TypeError:  # orjson.JSONEncodeError is a TypeError
             pass
         else:
             return out
     encode = _encode if sort_keys else _encode_unsorted
-    return encode(value).encode("utf-8", "backslashreplace")
+    written = encode(value).encode("utf-8", "backslashreplace")
+    return written + b"\n" if newline else written
 
 
 _sha256 = hashlib.sha256
