@@ -11,12 +11,15 @@ driver only plans; the workers read the lines:
    driver learns each trace's first and last line, exactly the serial first pass's knowledge.
    Having parsed the lines, the worker also builds the record of every trace it saw and
    writes them to a file in the pool's spill folder (:func:`_built`), with their trace ids,
-   in the serial order: for a trace no other stretch holds, that is its record.
+   in the serial order: for a trace no other stretch holds, that is its record. A trace also
+   on the line after the stretch is built ahead, with that line's spans too.
 2. **Pieces** (:func:`_pieces`): once every stretch is in, the driver knows the traces seen in
-   more than one stretch; a stretch with none of them (nearly every one) gives its records as
-   they are; in another, such a trace ending there (or one whose record failed) is left to a
-   second-pass job, its record put in its serial place among the built ones. Jobs that would
-   read the file over :data:`MAX_REREAD` times fall back to the plan below.
+   more than one stretch; a stretch with none of them gives its records as they are; in
+   another, such a trace ending there (or one whose record failed) takes the record built
+   ahead for it when that is whole (the trace has no span before the stretch before and none
+   after this stretch's first line), else is left to a second-pass job, its record put in its
+   serial place among the built ones. Jobs that would read the file over :data:`MAX_REREAD`
+   times fall back to the plan below.
 3. **Plan** (without records built): the traces in the serial order (by the line of their last span, then their
    first span on it) are cut into jobs of about :data:`JOB_TRACES`; a job is the lines from
    the first line of any of its traces to the last, plus the few trace ids that go on past
@@ -94,9 +97,13 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
     where lines start); cutting it after a newline, as runs files are cut, cost the driver a read
     of every byte, ~2 us a trace, on the cores the workers need. A line belongs to the stretch its
     first byte is in, so the stretches' lines are the file's lines, each once, in order."""
+    after = b""
     with open(stretch.path, "rb") as handle:
         start = _line_start(handle, stretch.offset)
         end = _line_start(handle, stretch.offset + stretch.size)
+        if stretch.spill is not None and end > start:
+            handle.seek(end)
+            after = handle.readline()  # the next stretch's first line (see _ahead_spans)
     if end <= start:
         return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
@@ -107,16 +114,38 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
         return None
     if parsed is None:
         return facts, len(lines)
-    return facts, len(lines), _built(parsed, stretch)
+    return facts, len(lines), _built(parsed, stretch, _ahead_spans(after))
+
+
+def _ahead_spans(line: bytes) -> tuple[list[Any], list[str]]:
+    """The raw spans of the line after a stretch and their trace ids (none when it is blank, or anything
+    in it is unusual: the first pass of its own stretch decides what it is).
+
+    Why: a trace whose spans a collector wrote on two lines crosses about every stretch's end; its
+    record, built by the stretch that saw its last line too, needs no second-pass job (about 0.4 ms of
+    the workers' and the driver's work a stretch: the job's read, parse and record, and its task)."""
+    import orjson
+
+    _, spans = otel_modules()
+    if not line or line.isspace():
+        return [], []
+    try:
+        request = orjson.loads(line)
+        raws = plain_spans(request) if spans.is_export_request(request) else None
+        known: dict[str, str] = {}
+        return (raws, [known_key(span, known, spans) for span in raws]) if raws else ([], [])
+    except Exception:  # no record of a crossing trace is built ahead; its job makes it
+        return [], []
 
 
 #: What a worker built in its stretch (see :func:`_built`): the spill file, where the records start in it and
-#: their size, the size of the keys after them (a JSON list), and each key's record length (0: not built, a
-#: second-pass job's).
-Built = tuple[str, int, int, int, "array[int]"]
+#: their size, the size of the keys after them (a JSON list), each key's record length (0: not built, a
+#: second-pass job's), and the key and length of each record built ahead (after the keys; see _ahead_spans).
+Built = tuple[str, int, int, int, "array[int]", list[tuple[str, int]]]
 
 
-def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch) -> Built:
+def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
+           after: tuple[list[Any], list[str]]) -> Built:
     """The records of the traces seen in a stretch, added to the worker's file in ``stretch.spill``
     (:func:`_spill_file`), with the keys of every trace seen there, in the serial order (by the line of
     the trace's last span in the stretch, then its first span on that line: for a trace with no span in
@@ -126,7 +155,11 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch) -> Built
     once it knows every stretch's traces) needs no second read and parse. A trace that is not whole here,
     or whose record fails (the second pass then raises the error, with its places), gets length 0.
     Spans are numbered from the stretch's start: the adapter only compares a trace's spans' numbers, so
-    their distance from the file's start changes nothing; their places are spelled for errors only."""
+    their distance from the file's start changes nothing; their places are spelled for errors only.
+
+    A trace seen here and on the line ``after`` the stretch has no record among the stretch's (length 0:
+    it goes on) but one built ahead, with its spans on that line too: the driver takes it when that
+    line is the trace's last and the trace has no span before the stretch, else a job makes it."""
     import orjson
 
     from toolscore_export.record import record_line
@@ -145,6 +178,11 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch) -> Built
             last[key] = index
             order += 1
     serial = [key for index, (_, keys) in enumerate(parsed) for key in dict.fromkeys(keys) if last[key] == index]
+    ahead = dict.fromkeys(key for key in after[1] if key in gathered)
+    for span, key in zip(*after, strict=True):
+        if key in gathered:
+            gathered[key].append((span, order))
+        order += 1
     context = current_context()
     otel, spans = otel_modules()
     adapter = otel.OtelAdapter()
@@ -153,20 +191,30 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch) -> Built
     lengths = array("Q")
     for key in serial:
         try:
-            line = _trace_line(key, gathered[key], adapter, otel, spans, source, context, record_line)
+            line = b"" if key in ahead else _trace_line(key, gathered[key], adapter, otel, spans, source, context,
+                                                          record_line)
         except Exception:  # the second pass builds it again and raises the error, with its places
             line = b""
         out.append(line)
         lengths.append(len(line))
     data = b"".join(out)
     listed = orjson.dumps(serial)
+    built_ahead: list[tuple[str, int]] = []
+    for key in ahead:
+        try:
+            line = _trace_line(key, gathered[key], adapter, otel, spans, source, context, record_line)
+        except Exception:  # its job makes it, and raises the error
+            continue
+        built_ahead.append((key, len(line)))
+        out.append(line)
     assert stretch.spill is not None  # stretch_keys builds only given a spill folder
     name = _spill_file(stretch.spill)
     with open(name, "ab") as spilled:
         offset = spilled.seek(0, os.SEEK_END)
         spilled.write(data)
         spilled.write(listed)
-    return name, offset, len(data), len(listed), lengths
+        spilled.write(b"".join(out[len(serial):]))
+    return name, offset, len(data), len(listed), lengths, built_ahead
 
 
 def _spill_file(folder: str) -> str:
@@ -529,10 +577,11 @@ def _pieces(path: Path, sha256: str, lines: _Lines) -> list[_Spilled] | None:
     pieces: list[_Spilled] = []
     reread = 0
     built = lines.built
-    for index, (low, (name, offset, size, keys, lengths)) in enumerate(built):
+    for index, (low, (name, offset, size, keys, lengths, _)) in enumerate(built):
         high = built[index + 1][0] if index + 1 < len(built) else len(lines.numbers)
         with open(name, "rb") as spilled:
-            layout = _layout(_spilled_keys(spilled, offset + size, keys), lengths, low, high, lines)
+            layout = _layout(_spilled_keys(spilled, offset + size, keys), lengths, low, high, lines,
+                             (name, offset), _ahead(lines, index))
         wanted = layout[2] if layout is not None else []
         job = _job_of(path, sha256, lines, wanted) if wanted else None
         reread += job.size if job else 0
@@ -542,38 +591,60 @@ def _pieces(path: Path, sha256: str, lines: _Lines) -> list[_Spilled] | None:
     return pieces
 
 
-#: A stretch's traces that end in it, in the serial order: their keys, their built records (the bytes in the
-#: spill file of each run of them, and how many records those are) and None for each of a second-pass job's,
-#: and the job's keys; None in place of all when every trace of the stretch is whole and built.
-Layout = tuple[list[str], list[tuple[int, int, int] | None], list[str]] | None
+#: Where built records are: a spill file, the start and end of their bytes in it, and how many they are.
+Place = tuple[str, int, int, int]
+#: A stretch's traces that end in it, in the serial order: their keys, their built records (the :data:`Place`
+#: of each run of them) and None for each of a second-pass job's, and the job's keys; None in place of all
+#: when every trace of the stretch is whole and built.
+Layout = tuple[list[str], list[Place | None], list[str]] | None
 
 
-def _layout(keys: list[str], lengths: array[int], low: int, high: int, lines: _Lines) -> Layout:
-    """The :data:`Layout` of a stretch's traces (``keys``, their records' ``lengths``; its lines ``low``
-    to ``high``): a trace seen in an earlier stretch, or whose record failed, is the job's."""
+def _layout(keys: list[str], lengths: array[int], low: int, high: int, lines: _Lines, spilled: tuple[str, int],
+            ahead: dict[str, Place]) -> Layout:
+    """The :data:`Layout` of a stretch's traces (``keys``, their records' ``lengths`` from offset ``spilled[1]``
+    of spill file ``spilled[0]``; its lines ``low`` to ``high``): a trace seen in an earlier stretch, or whose
+    record failed, has the record the stretch before built ahead for it (``ahead``), else is the job's."""
     crossing = lines.crossing
     if crossing.isdisjoint(keys) and 0 not in lengths:
         return None
     bounds = lines.bounds
+    name, at = spilled
     ending: list[str] = []
-    places: list[tuple[int, int, int] | None] = []
+    places: list[Place | None] = []
     wanted: list[str] = []
-    at = 0
     for key, length in zip(keys, lengths, strict=True):
         if key in crossing and not low <= bounds[key] & _MASK < high:
             pass  # it ends in a later stretch
         elif length and key not in crossing:
             ending.append(key)
-            if places and (last := places[-1]) is not None and last[1] == at:  # one slice for a run of them
-                places[-1] = (last[0], at + length, last[2] + 1)
+            if places and (last := places[-1]) is not None and last[2] == at:  # one slice for a run of them
+                places[-1] = (name, last[1], at + length, last[3] + 1)
             else:
-                places.append((at, at + length, 1))
+                places.append((name, at, at + length, 1))
         else:
             ending.append(key)
-            places.append(None)
-            wanted.append(key)
+            places.append(ahead.get(key))
+            if key not in ahead:
+                wanted.append(key)
         at += length
     return ending, places, wanted
+
+
+def _ahead(lines: _Lines, index: int) -> dict[str, Place]:
+    """The records stretch ``index - 1`` built ahead (see :func:`_built`) that are whole: each of a trace with
+    no span before that stretch and none after the line after it (the first of stretch ``index``)."""
+    if not index:
+        return {}
+    low, (name, offset, size, keys, _, built) = lines.built[index - 1]
+    high = lines.built[index][0]  # the index of the line after the stretch, if it is not blank
+    at = offset + size + keys
+    found: dict[str, Place] = {}
+    for key, length in built:
+        packed = lines.bounds.get(key)
+        if packed is not None and low <= packed >> 32 and packed & _MASK == high:
+            found[key] = (name, at, at + length, 1)
+        at += length
+    return found
 
 
 def _job_of(path: Path, sha256: str, lines: _Lines, keys: list[str]) -> TraceJob:
@@ -594,7 +665,8 @@ def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Line
     for index, piece in enumerate(pieces):
         with open(piece.name, "rb") as spilled:
             keys = _spilled_keys(spilled, piece.offset + piece.size, piece.keys)
-            layout = _layout(keys, lines.built[index][1][4], piece.low, piece.high, lines)
+            layout = _layout(keys, lines.built[index][1][4], piece.low, piece.high, lines, (piece.name, piece.offset),
+                             _ahead(lines, index))
             if layout is None:
                 blocks: list[EncodedRecords] | None = [
                     EncodedRecords(_read_at(spilled, piece.offset, piece.size), len(keys))]
@@ -640,19 +712,27 @@ def _forget(bounds: dict[str, int], keys: list[str]) -> None:
         pop(key, None)
 
 
-def _mixed(spilled: Any, places: list[tuple[int, int, int] | None], piece: _Spilled,
+def _mixed(spilled: Any, places: list[Place | None], piece: _Spilled,
            result: tuple[bytes, list[str]] | None) -> list[EncodedRecords] | None:
-    """A stretch's records, the built ones (their ``places`` in the ``spilled`` file) and its job's ``result``
-    interleaved in the serial order (None: the job failed, or gave other traces than the ones asked)."""
+    """A stretch's records, the built ones (their ``places``: in the ``spilled`` file, its own, or another
+    worker's for a record built ahead) and its job's ``result`` interleaved in the serial order (None: the
+    job failed, or gave other traces than the ones asked)."""
     made: list[bytes] = []
     if piece.job is not None:
         if result is None or result[1] != piece.wanted:
             return None
         made = [line + b"\n" for line in EncodedRecords(result[0], len(result[1])).lines()]
     taken = iter(made)
-    return [EncodedRecords(next(taken), 1) if place is None else
-            EncodedRecords(_read_at(spilled, piece.offset + place[0], place[1] - place[0]), place[2])
+    return [EncodedRecords(next(taken), 1) if place is None else EncodedRecords(_place_bytes(spilled, place), place[3])
             for place in places]
+
+
+def _place_bytes(spilled: Any, place: Place) -> bytes:
+    """The bytes at ``place``: in the open file ``spilled`` when it is that file, else in the one it names."""
+    if place[0] == spilled.name:
+        return _read_at(spilled, place[1], place[2] - place[1])
+    with open(place[0], "rb") as other:
+        return _read_at(other, place[1], place[2] - place[1])
 
 
 def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
