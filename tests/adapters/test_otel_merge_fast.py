@@ -11,7 +11,13 @@ from typing import Any
 import attrs
 
 from toolscore_adapters.protocols import otel_calls
-from toolscore_adapters.protocols.otel_calls import SpanCall, _first_key, _first_str, _merge
+from toolscore_adapters.protocols.otel_calls import (
+    SpanCall,
+    _first_key,
+    _first_str,
+    _first_text,
+    _merge,
+)
 from toolscore_core import ToolCall
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "otel"
@@ -94,5 +100,6 @@ def test_first_key_and_string_are_the_plain_loops_on_random_attributes() -> None
         attributes = {rng.choice(names): rng.choice([None, "", "  ", " x ", "v", 1, {"a": 1}])
                       for _ in range(rng.randint(0, 6))}
         for keys in (*lists, ("args", "other"), ()):  # a tuple not among the module's lists too
-            assert _first_str(attributes, keys) == reference_first_str(attributes, keys)
+            assert _first_str(attributes, keys, frozenset(keys)) == reference_first_str(attributes, keys)
+            assert _first_text(attributes, keys) == reference_first_str(attributes, keys)
             assert _first_key(attributes, keys) == reference_first_key(attributes, keys)

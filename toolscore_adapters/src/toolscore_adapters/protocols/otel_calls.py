@@ -42,7 +42,6 @@ RESULT_KEYS = ("gen_ai.tool.call.result", "tool_response", "tool.result", "tool.
 PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system")
 _NAME_PREFIXES = ("execute_tool ", "tools/call ")
 _METADATA_KEYS = ("jsonrpc.request.id", "mcp.session.id", "gen_ai.tool.type", "rpc.response.status_code")
-_METADATA_SET = frozenset(_METADATA_KEYS)
 
 
 # Where each ToolCall field is in SpanCall.fields (a test pins them to ToolCall's own fields).
@@ -103,22 +102,23 @@ def convention_from(name: str, a: dict[str, Any]) -> str | None:
     return None
 
 
-# Each list's keys as a set, for the one C-level test that most spans hold none of them (see
-# _first_str); passed by the callers here, as looking the set up by its tuple hashes all its keys.
-_TOOL_NAME_SET, _CALL_ID_SET, _ARGUMENT_SET, _RESULT_SET, _PROVIDER_SET = _SETS = tuple(
-    frozenset(keys) for keys in (TOOL_NAME_KEYS, CALL_ID_KEYS, ARGUMENT_KEYS, RESULT_KEYS, PROVIDER_KEYS))
-_KEY_SETS: dict[tuple[str, ...], frozenset[str]] = dict(zip(
-    (TOOL_NAME_KEYS, CALL_ID_KEYS, ARGUMENT_KEYS, RESULT_KEYS, PROVIDER_KEYS), _SETS, strict=True))
+# The tool name's spellings as a set, for the one C-level test that a span holds none of them
+# (see _first_str); passed by the callers, as making it from the tuple would hash all its keys.
+_TOOL_NAME_SET = frozenset(TOOL_NAME_KEYS)
 
 
-def _first_str(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None = None) -> str | None:
+def _first_str(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str]) -> str | None:
     """The first of ``keys`` whose value is a non-blank text, stripped (``among``: their set).
 
-    Why the set: a tool span is asked for its first call id, provider, arguments and result
-    key, 30 names in all, and most of them are absent from any one span: one C-level test
-    that it holds none of them instead of a lookup per key."""
-    if attributes.keys().isdisjoint(_KEY_SETS.get(keys, keys) if among is None else among):
+    Why the set: most of a tool name's spellings are absent from any one span: one C-level
+    test that it holds none of them instead of a lookup per key."""
+    if attributes.keys().isdisjoint(among):
         return None
+    return _first_text(attributes, keys)
+
+
+def _first_text(attributes: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` whose value is a non-blank text, stripped."""
     for key in keys:
         value = attributes.get(key)
         if isinstance(value, str) and value.strip():
@@ -126,14 +126,44 @@ def _first_str(attributes: dict[str, Any], keys: tuple[str, ...], among: frozens
     return None
 
 
-def _first_key(attributes: dict[str, Any], keys: tuple[str, ...], among: frozenset[str] | None = None) -> str | None:
-    """The first of ``keys`` with a value (``among``: their set, as for :func:`_first_str`)."""
-    if attributes.keys().isdisjoint(_KEY_SETS.get(keys, keys) if among is None else among):
-        return None
+def _first_key(attributes: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` with a value."""
     for key in keys:
         if attributes.get(key) is not None:
             return key
     return None
+
+
+# The key lists span_call asks a tool span about, in this order (see _present).
+_PROBED = (ARGUMENT_KEYS, RESULT_KEYS, CALL_ID_KEYS, PROVIDER_KEYS, _METADATA_KEYS)
+_PLANS: dict[tuple[Any, ...], tuple[tuple[str, ...], ...]] = {}
+_MAX_PLANS = 1024  # distinct attribute key lists remembered (then forgotten all at once)
+_LONGEST_REMEMBERED = 64  # attributes: a longer key list is neither worth hashing nor keeping
+
+
+def _present(attributes: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """For each list of ``_PROBED``, those of its keys that ``attributes`` holds, in the list's order.
+
+    Why: a tool span was asked about its arguments, result, call id, provider and metadata
+    keys, 37 names, by five C-level tests that it holds none of a list and a lookup for each
+    key of a list it does hold some of (about 2 us a trace of the OTLP export). The spans of
+    one instrumentation carry the same attribute keys in the same order, so the answer is
+    kept for their key list: one tuple made and one dict lookup a span, then a lookup only
+    for the keys that are there."""
+    if len(attributes) > _LONGEST_REMEMBERED:
+        return _plan(attributes)
+    keys = tuple(attributes)
+    plan = _PLANS.get(keys)
+    if plan is None:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        plan = _PLANS[keys] = _plan(attributes)
+    return plan
+
+
+def _plan(attributes: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """:func:`_present`'s answer, found key by key."""
+    return tuple(tuple(key for key in listed if key in attributes) for listed in _PROBED)
 
 
 def _tool_name(span: Span, convention: str) -> str:
@@ -152,11 +182,12 @@ def _tool_name(span: Span, convention: str) -> str:
                      expected="a gen_ai.tool.name attribute, or a span name like 'execute_tool NAME'")
 
 
-def _arguments(span: Span) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """``(args, metadata)``. Argument text that is not a JSON object is the agent's own
-    failure (a cut-off or malformed answer): the call is kept with unknown arguments and
-    the raw text in its metadata, so the rest of the trace is still scored."""
-    key = _first_key(span.attributes, ARGUMENT_KEYS, _ARGUMENT_SET)
+def _arguments(span: Span, present: tuple[str, ...]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(args, metadata)`` (``present``: the span's ARGUMENT_KEYS, see :func:`_present`).
+    Argument text that is not a JSON object is the agent's own failure (a cut-off or
+    malformed answer): the call is kept with unknown arguments and the raw text in its
+    metadata, so the rest of the trace is still scored."""
+    key = _first_key(span.attributes, present)
     if key is None:
         return None, None  # opt-in content was off: unknown, not "no arguments"
     value = span.attributes[key]
@@ -179,9 +210,10 @@ def _arguments(span: Span) -> tuple[dict[str, Any] | None, dict[str, Any] | None
                      location=f"{span.where}.attributes[{key!r}]")
 
 
-def _result(span: Span) -> tuple[Any, Any, bool, bool | None, str | None]:
-    """``(result, structured_result, recorded, mcp_is_error, mcp_error)``."""
-    key = _first_key(span.attributes, RESULT_KEYS, _RESULT_SET)
+def _result(span: Span, present: tuple[str, ...]) -> tuple[Any, Any, bool, bool | None, str | None]:
+    """``(result, structured_result, recorded, mcp_is_error, mcp_error)`` (``present``: the
+    span's RESULT_KEYS, see :func:`_present`)."""
+    key = _first_key(span.attributes, present)
     if key is None:
         return None, None, False, None, None
     value = span.attributes[key]
@@ -224,9 +256,10 @@ def span_call(span: Span) -> SpanCall | None:
     if convention is None:
         return None
     a = span.attributes
+    argument_keys, result_keys, call_id_keys, provider_keys, metadata_keys = _present(a)
     tool = _tool_name(span, convention)
-    args, invalid = _arguments(span)
-    result, structured, recorded, result_is_error, result_error = _result(span)
+    args, invalid = _arguments(span, argument_keys)
+    result, structured, recorded, result_is_error, result_error = _result(span, result_keys)
     error_type = a.get("error.type")
     error_type = str(error_type) if error_type not in (None, "") else None
     if span.status_code == STATUS_ERROR or error_type is not None or result_is_error:
@@ -248,20 +281,19 @@ def span_call(span: Span) -> SpanCall | None:
         metadata["span_id"] = span.span_id
     if span.trace_id:
         metadata["trace_id"] = span.trace_id
-    if not a.keys().isdisjoint(_METADATA_SET):  # a GenAI span has none of them
-        for key in _METADATA_KEYS:
-            value = a.get(key)
-            if value is not None:
-                metadata[key] = value
+    for key in metadata_keys:  # (a GenAI span has none of them)
+        value = a.get(key)
+        if value is not None:
+            metadata[key] = value
     if error_type is not None:
         metadata["error.type"] = error_type
     if invalid:
         metadata.update(invalid)
-    call_id = _first_str(a, CALL_ID_KEYS, _CALL_ID_SET)
+    call_id = _first_text(a, call_id_keys)
     #        tool, args, id,      result, structured_result, is_error, error, duration,
     fields = [tool, args, call_id, result, structured, is_error, error, duration,
-              False, None, _first_str(a, PROVIDER_KEYS, _PROVIDER_SET), None, metadata]
-    #         denied, denied_reason, provider,           index, metadata
+              False, None, _first_text(a, provider_keys), None, metadata]
+    #         denied, denied_reason, provider,          index, metadata
     return SpanCall(fields, convention, span.start_ns, span.order, span.trace_id, span.span_id, span.parent_id)
 
 
