@@ -97,13 +97,14 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
     where lines start); cutting it after a newline, as runs files are cut, cost the driver a read
     of every byte, ~2 us a trace, on the cores the workers need. A line belongs to the stretch its
     first byte is in, so the stretches' lines are the file's lines, each once, in order."""
-    after = b""
+    before = after = b""
     with open(stretch.path, "rb") as handle:
         start = _line_start(handle, stretch.offset)
         end = _line_start(handle, stretch.offset + stretch.size)
         if stretch.spill is not None and end > start:
+            before = _line_before(handle, start)  # the stretch before's last line (see _edge_spans)
             handle.seek(end)
-            after = handle.readline()  # the next stretch's first line (see _ahead_spans)
+            after = handle.readline()  # the next stretch's first line
     if end <= start:
         return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
@@ -114,16 +115,34 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
         return None
     if parsed is None:
         return facts, len(lines)
-    return facts, len(lines), _built(parsed, stretch, _ahead_spans(after))
+    return facts, len(lines), _built(parsed, stretch, _edge_spans(after), set(_edge_spans(before)[1]))
 
 
-def _ahead_spans(line: bytes) -> tuple[list[Any], list[str]]:
-    """The raw spans of the line after a stretch and their trace ids (none when it is blank, or anything
-    in it is unusual: the first pass of its own stretch decides what it is).
+def _line_before(handle: Any, start: int) -> bytes:
+    """The line that ends just before offset ``start`` (a line's start), without its newline; empty at the
+    file's start."""
+    parts: list[bytes] = []
+    at = start - 1  # the previous line's newline
+    while at > 0:
+        size = min(1 << 13, at)
+        handle.seek(at - size)
+        block = handle.read(size)
+        found = block.rfind(b"\n")
+        parts.append(block[found + 1:])
+        if found >= 0:
+            break
+        at -= size
+    return b"".join(reversed(parts))
+
+
+def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
+    """The raw spans of the line just after or before a stretch and their trace ids (none when it is blank,
+    or anything in it is unusual: the first pass of its own stretch decides what it is).
 
     Why: a trace whose spans a collector wrote on two lines crosses about every stretch's end; its
     record, built by the stretch that saw its last line too, needs no second-pass job (about 0.4 ms of
-    the workers' and the driver's work a stretch: the job's read, parse and record, and its task)."""
+    the workers' and the driver's work a stretch: the job's read, parse and record, and its task), and
+    the stretch after, which sees it on the line before its own, builds no part of it."""
     import orjson
 
     _, spans = otel_modules()
@@ -145,7 +164,7 @@ Built = tuple[str, int, int, int, "array[int]", list[tuple[str, int]]]
 
 
 def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
-           after: tuple[list[Any], list[str]]) -> Built:
+           after: tuple[list[Any], list[str]], before: set[str]) -> Built:
     """The records of the traces seen in a stretch, added to the worker's file in ``stretch.spill``
     (:func:`_spill_file`), with the keys of every trace seen there, in the serial order (by the line of
     the trace's last span in the stretch, then its first span on that line: for a trace with no span in
@@ -159,7 +178,9 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
 
     A trace seen here and on the line ``after`` the stretch has no record among the stretch's (length 0:
     it goes on) but one built ahead, with its spans on that line too: the driver takes it when that
-    line is the trace's last and the trace has no span before the stretch, else a job makes it."""
+    line is the trace's last and the trace has no span before the stretch, else a job makes it. A trace
+    also on the line ``before`` the stretch (its keys) gets none either: the driver never takes the
+    record of a trace that crosses a stretch's edge from that stretch's own."""
     import orjson
 
     from toolscore_export.record import record_line
@@ -191,7 +212,7 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
     lengths = array("Q")
     for key in serial:
         try:
-            line = b"" if key in ahead else _trace_line(key, gathered[key], adapter, otel, spans, source, context,
+            line = b"" if key in ahead or key in before else _trace_line(key, gathered[key], adapter, otel, spans, source, context,
                                                           record_line)
         except Exception:  # the second pass builds it again and raises the error, with its places
             line = b""
