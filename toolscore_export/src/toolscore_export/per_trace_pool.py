@@ -159,7 +159,7 @@ def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
 
 #: What a worker built in its stretch (see :func:`_built`): the spill file, where the records start in it and
 #: their size, the size of the keys after them (a JSON list), each key's record length (0: not built, a
-#: second-pass job's), and the key and length of each record built ahead (after the keys; see _ahead_spans).
+#: second-pass job's), and the key and length of each record built ahead (after the keys; see _edge_spans).
 Built = tuple[str, int, int, int, "array[int]", list[tuple[str, int]]]
 
 
@@ -199,7 +199,7 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
             last[key] = index
             order += 1
     serial = [key for index, (_, keys) in enumerate(parsed) for key in dict.fromkeys(keys) if last[key] == index]
-    ahead = dict.fromkeys(key for key in after[1] if key in gathered)
+    ahead = dict.fromkeys(key for key in after[1] if key in gathered and key not in before)  # else: never whole
     for span, key in zip(*after, strict=True):
         if key in gathered:
             gathered[key].append((span, order))
@@ -210,9 +210,10 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
     source = SourceRef(TRACE, Path(stretch.path).name, stretch.sha256, format=OTLP_FORMAT)
     out: list[bytes] = []
     lengths = array("Q")
+    skipped = before.union(ahead)  # traces crossing the stretch's edges: none has its record among these
     for key in serial:
         try:
-            line = b"" if key in ahead or key in before else _trace_line(key, gathered[key], adapter, otel, spans, source, context,
+            line = b"" if key in skipped else _trace_line(key, gathered[key], adapter, otel, spans, source, context,
                                                           record_line)
         except Exception:  # the second pass builds it again and raises the error, with its places
             line = b""
