@@ -81,12 +81,15 @@ def test_the_random_layouts_offer_records_taken_and_refused(tmp_path, monkeypatc
 @pytest.mark.parametrize("seed", range(30))
 def test_the_line_before_a_line_start_is_the_one_split_gives(tmp_path, seed):
     rng = random.Random(seed)
-    lines = [b"x" * rng.choice([0, 1, 5, 9000, 20000]) for _ in range(rng.randint(1, 8))]
+    limit = pool.EDGE_MAX_BYTES
+    lines = [b"x" * rng.choice([0, 1, 5, 9000, 20000, limit - 1, limit, limit + 1, 3 * limit])
+             for _ in range(rng.randint(1, 8))]
     data = b"".join(line + b"\n" for line in lines)
     path = tmp_path / "lines"
     path.write_bytes(data)
     with open(path, "rb") as handle:
         start = 0
         for index, line in enumerate(lines):
-            assert pool._line_before(handle, start) == (lines[index - 1] if index else b"")
+            before = lines[index - 1] if index else b""
+            assert pool._line_before(handle, start) == (before if len(before) <= limit else b"")
             start += len(line) + 1

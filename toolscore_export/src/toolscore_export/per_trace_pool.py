@@ -64,6 +64,7 @@ MIN_BYTES = 1 << 20  # a smaller source is read in the driver: fewer traces than
 JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB of lines back
 JOB_BYTES = 4 << 20  # fewer traces per job when their lines are large
 MAX_REREAD = 3  # jobs reading more than this many times the file's bytes (traces spread wide): serial
+EDGE_MAX_BYTES = 64 << 10  # the longest line read past a stretch's edge (see _edge_spans): a small part of it
 #: The largest source whose records the first pass builds (see :func:`spill_for`).
 BUILT_MAX_BYTES = 128 << 20
 _BOM = b"\xef\xbb\xbf"
@@ -104,7 +105,8 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
         if stretch.spill is not None and end > start:
             before = _line_before(handle, start)  # the stretch before's last line (see _edge_spans)
             handle.seek(end)
-            after = handle.readline()  # the next stretch's first line
+            after = handle.readline(EDGE_MAX_BYTES + 1)  # the next stretch's first line
+            after = after if len(after) <= EDGE_MAX_BYTES else b""
     if end <= start:
         return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
@@ -120,10 +122,12 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
 
 def _line_before(handle: Any, start: int) -> bytes:
     """The line that ends just before offset ``start`` (a line's start), without its newline; empty at the
-    file's start."""
+    file's start, and when it is longer than :data:`EDGE_MAX_BYTES`."""
     parts: list[bytes] = []
     at = start - 1  # the previous line's newline
     while at > 0:
+        if start - 1 - at > EDGE_MAX_BYTES:
+            return b""  # longer than that: read no further
         size = min(1 << 13, at)
         handle.seek(at - size)
         block = handle.read(size)
@@ -132,7 +136,8 @@ def _line_before(handle: Any, start: int) -> bytes:
         if found >= 0:
             break
         at -= size
-    return b"".join(reversed(parts))
+    line = b"".join(reversed(parts))
+    return line if len(line) <= EDGE_MAX_BYTES else b""
 
 
 def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
@@ -142,7 +147,8 @@ def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
     Why: a trace whose spans a collector wrote on two lines crosses about every stretch's end; its
     record, built by the stretch that saw its last line too, needs no second-pass job (about 0.4 ms of
     the workers' and the driver's work a stretch: the job's read, parse and record, and its task), and
-    the stretch after, which sees it on the line before its own, builds no part of it."""
+    the stretch after, which sees it on the line before its own, builds no part of it. A line over
+    :data:`EDGE_MAX_BYTES` is not read: its parse would no longer be a small part of the stretch's."""
     import orjson
 
     _, spans = otel_modules()
