@@ -106,3 +106,23 @@ def test_the_remembered_plans_stay_bounded_and_right() -> None:
         span.attributes[f"unique.{i}"] = i  # a key list never seen before
         _check(span)
         assert len(otel_calls._PLANS) <= otel_calls._MAX_PLANS
+
+
+def test_long_keys_are_remembered_within_a_character_budget() -> None:
+    """A file's attribute keys are hostile: remembered key lists never hold more than the budget's
+    characters of them, and a list alone over the budget is answered but not kept."""
+    rng = random.Random(30)
+    otel_calls._PLANS.clear()
+    otel_calls._planned_chars[0] = 0
+    for i in range(40):
+        span = _random_span(rng)
+        span.attributes[f"{i}." + "k" * 100_000] = i  # 100 kB keys: the budget holds about ten lists
+        _check(span)
+        kept = sum(len(key) for keys in otel_calls._PLANS for key in keys)
+        assert kept <= otel_calls._MAX_PLANNED_CHARS
+        assert otel_calls._planned_chars[0] == kept
+    assert 1 <= len(otel_calls._PLANS) <= otel_calls._MAX_PLANNED_CHARS // 100_000
+    huge = _random_span(rng)
+    huge.attributes["h" * (otel_calls._MAX_PLANNED_CHARS + 1)] = 1
+    _check(huge)
+    assert all(len(key) <= otel_calls._MAX_PLANNED_CHARS for keys in otel_calls._PLANS for key in keys)

@@ -139,6 +139,11 @@ _PROBED = (ARGUMENT_KEYS, RESULT_KEYS, CALL_ID_KEYS, PROVIDER_KEYS, _METADATA_KE
 _PLANS: dict[tuple[Any, ...], tuple[tuple[str, ...], ...]] = {}
 _MAX_PLANS = 1024  # distinct attribute key lists remembered (then forgotten all at once)
 _LONGEST_REMEMBERED = 64  # attributes: a longer key list is neither worth hashing nor keeping
+#: The characters of the remembered key lists' keys, at most (then forgotten all at once). Why: the
+#: keys come from the file, and a hostile one with long keys would otherwise keep up to 1,024 x 64
+#: of them alive, however large; counted only when a list is first remembered.
+_MAX_PLANNED_CHARS = 1 << 20
+_planned_chars = [0]
 
 
 def _present(attributes: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -155,9 +160,14 @@ def _present(attributes: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     keys = tuple(attributes)
     plan = _PLANS.get(keys)
     if plan is None:
-        if len(_PLANS) >= _MAX_PLANS:
+        chars = sum(len(key) if type(key) is str else 1 for key in keys)  # (a live span's keys may be anything)
+        if len(_PLANS) >= _MAX_PLANS or _planned_chars[0] + chars > _MAX_PLANNED_CHARS:
             _PLANS.clear()
-        plan = _PLANS[keys] = _plan(attributes)
+            _planned_chars[0] = 0
+        plan = _plan(attributes)
+        if chars <= _MAX_PLANNED_CHARS:
+            _PLANS[keys] = plan
+            _planned_chars[0] += chars
     return plan
 
 
