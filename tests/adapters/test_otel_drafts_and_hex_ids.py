@@ -150,7 +150,7 @@ def test_ids_near_the_hex_form_read_as_span_id_reads_them() -> None:
 
 def test_fills_soundly_refuses_what_a_draft_would_get_wrong() -> None:
     """A field order, validator or converter the filler does not know of sends it the general way."""
-    from toolscore_core.kernel.model import ToolCallDraft, _draft_of, fills_soundly
+    from toolscore_core.kernel.model import ToolCallDraft, draft_of, fills_soundly
 
     fields = otel_calls._FIELDS
     assert fills_soundly(ToolCallDraft, ToolCall, fields, frozenset({"duration"}))
@@ -161,7 +161,7 @@ def test_fills_soundly_refuses_what_a_draft_would_get_wrong() -> None:
     class Checked:
         name: str = attrs.field(validator=attrs.validators.instance_of(str))
 
-    assert not fills_soundly(_draft_of(Checked), Checked, ("name",))
+    assert not fills_soundly(draft_of(Checked), Checked, ("name",))
 
 
 def test_the_trace_is_made_with_its_fields_in_order() -> None:

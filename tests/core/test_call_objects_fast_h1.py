@@ -2,7 +2,7 @@
 constructors make, in every way a caller can look at them.
 
 The plain-list adapter and the gold reader fill a draft subclass with plain stores and then
-assign ``__class__`` (see ``model._draft_of``); these tests build the same random inputs both
+assign ``__class__`` (see ``model.draft_of``); these tests build the same random inputs both
 ways (the draft path and the general path, which calls ``ToolCall(...)`` /
 ``ExpectedCall(...)``) and compare type, every slot, repr, equality, hashing, attrs.asdict,
 evolve, copies, pickling, weak references and frozen-ness. Nothing is timed.

@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.kernel.model import fills_soundly
+from toolscore_core.kernel.model import draft_of, fills_soundly
 from toolscore_export import canonical
 from toolscore_export.canonical import (
     CANONICAL_FORM,
@@ -96,10 +96,7 @@ class RunInput:
     prepared: bool = False  # every value is prepared and redacted already (the fast path for run rows)
 
 
-# A RunInput being filled (see trace_run_input): the kernel's draft (``model._draft_of``, private to
-# it) made here, a subclass adding no slot whose stores bypass the frozen ``__setattr__``.
-_RunInputDraft = type("RunInputDraft", (RunInput,), {"__slots__": (), "__setattr__": object.__setattr__,
-                                                     "__delattr__": object.__delattr__, "__init__": object.__init__})
+_RunInputDraft = draft_of(RunInput)  # a RunInput being filled (see trace_run_input)
 _TRACE_RUN_FIELDS = ("run_id", "source", "outcome", "task_id", "arm_id", "provider", "model", "repetition", "study",
                      "attempts", "status", "error", "started_at", "finished_at", "turns", "prompt", "final_answer",
                      "final_answer_known", "calls", "usage", "cost_usd", "price", "server", "evaluation", "trace_id",
@@ -111,7 +108,7 @@ def trace_run_input(run_id: str, source: SourceRef, outcome: str, task_id: str |
                     calls: Sequence[Mapping[str, Any]], evaluation: Mapping[str, Any] | None, trace_id: str | None,
                     span_source: bool, span_id: str | None, prepared: bool) -> RunInput:
     """``RunInput(run_id=run_id, ...)`` of a trace (every other field at its default), made as a
-    draft: plain slot stores, then ``__class__`` (the kernel's ``model._draft_of``).
+    draft: plain slot stores, then ``__class__`` (the kernel's ``model.draft_of``).
 
     Why: a RunInput made by its frozen ``__init__`` stores 28 fields through ``__setattr__``,
     about 3 us of a trace's record in a worker; the draft, a fraction of it. What it hands

@@ -389,7 +389,7 @@ _INFINITY = float("inf")
 
 
 def _tool_calls(found: list[SpanCall]) -> list[ToolCall]:
-    """``[ToolCall(*c.fields) for c in found]``, each made as a draft (see ``model._draft_of``:
+    """``[ToolCall(*c.fields) for c in found]``, each made as a draft (see ``model.draft_of``:
     plain slot stores, then ``__class__``) when its duration is one ``seconds`` keeps as it is.
 
     Why: a ToolCall made by its frozen ``__init__`` cost about 1.4 us, a draft 0.2 us, and a

@@ -217,7 +217,7 @@ def _plain_calls(items: Any) -> tuple[tuple[ToolCall, ...], bool]:
     call; a 10k-call trace spent more time there than in the scoring. A plain call (only
     the keys of ``_PLAIN_KEYS``, a non-empty str tool, dict-or-null args, a null or str
     error, a bool-or-null is_error, a numeric-or-null duration, a str-or-null id) can only
-    mean one thing, so it is built as a draft (see ``model._draft_of``: plain stores, then
+    mean one thing, so it is built as a draft (see ``model.draft_of``: plain stores, then
     ``__class__``), with the values ``_call`` would give (its tests compare the two on every
     shape). Anything else, anywhere in the list, sends the whole list to the general reader,
     which keeps its error messages.

@@ -237,7 +237,7 @@ class ToolCall:
 _CALL_KEYS: tuple[str, ...] = tuple(a.name for a in attrs.fields(ToolCall))
 
 
-def _draft_of(cls: type[Any]) -> type[Any]:
+def draft_of(cls: type[Any]) -> type[Any]:
     """A subclass of the frozen slotted attrs class ``cls`` whose instances the kernel's own
     readers fill with plain attribute stores, then turn into ``cls`` by assigning ``__class__``.
 
@@ -252,7 +252,8 @@ def _draft_of(cls: type[Any]) -> type[Any]:
     equality, hash, repr, pickling, frozen-ness); only the caller must store every field,
     with the value ``cls(...)`` would have stored (converters included): see
     :func:`drafts_work` and the tests comparing both constructions field by field.
-    Internal: not for use outside the kernel's readers.
+    For readers that make such objects by the thousand (the kernel's, the otel adapter's, the
+    export's runs of traces), each guarded by :func:`fills_soundly`, checked once at import.
     """
     return type(f"{cls.__name__}Draft", (cls,), {
         "__slots__": (),
@@ -260,7 +261,7 @@ def _draft_of(cls: type[Any]) -> type[Any]:
         "__delattr__": object.__delattr__,
         "__init__": object.__init__,  # ``Draft()`` is an empty object, made cheaper than by object.__new__(Draft)
         "__module__": __name__,
-        "__doc__": f"A {cls.__name__} being filled by a kernel reader (see _draft_of).",
+        "__doc__": f"A {cls.__name__} being filled by a kernel reader (see draft_of).",
     })
 
 
@@ -292,7 +293,7 @@ def fills_soundly(draft: type[Any], cls: type[Any], fields: tuple[str, ...], con
             and drafts_work(draft, cls))
 
 
-ToolCallDraft = _draft_of(ToolCall)
+ToolCallDraft = draft_of(ToolCall)
 
 
 
@@ -327,7 +328,7 @@ class ExpectedCall:
     description: str | None = None
 
 
-ExpectedCallDraft = _draft_of(ExpectedCall)
+ExpectedCallDraft = draft_of(ExpectedCall)
 
 
 @attrs.frozen(slots=True)

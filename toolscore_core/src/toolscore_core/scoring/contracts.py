@@ -205,7 +205,7 @@ def _plain_expected(data: list[Any], file: str | Path | None,
     file three times (a third of reading it). An item that is a dict with only the keys
     tool/args/description, a non-empty str tool, dict-or-null args with str keys and a str
     description (when present) passes the schema, so it is built in the same pass, as a
-    draft (see ``model._draft_of``: plain stores, then ``__class__``). Anything else returns
+    draft (see ``model.draft_of``: plain stores, then ``__class__``). Anything else returns
     None before a single call is kept, and the caller validates the whole list as before,
     with its error messages and paths. The checks are plain lookups and one walk of each
     item's argument names: comparing key views, joining the names and mapping the values'
