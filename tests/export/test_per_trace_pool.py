@@ -187,3 +187,31 @@ def test_a_torn_last_line_is_skipped_as_serially(tmp_path, outcomes):
 def test_large_otlp_sources_read_trace_by_trace_start_workers():
     assert par.choose_workers(0, 0, 0, par.AUTO_MIN_PER_TRACE_BYTES) == min(par.usable_cpus(), par.MAX_AUTO_WORKERS)
     assert par.choose_workers(0, 0, 0, par.AUTO_MIN_PER_TRACE_BYTES - 1) == 1
+
+
+def test_a_line_nested_past_the_limit_is_the_serial_error(tmp_path, outcomes):
+    """orjson reads 1,000 levels; the kernel's reader refuses more than 100: so must the workers' first pass."""
+    source = collector_file(tmp_path / "otlp.jsonl", 20)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    request = json.loads(lines[7])
+    request["resourceSpans"][0]["resource"]["deep"] = json.loads("[" * 150 + "]" * 150)
+    lines[7] = json.dumps(request)
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    serial = _error(tmp_path, source, 1)
+    assert "nested more than 100 levels" in serial[0] and serial[1] == "line 8"
+    assert _error(tmp_path, source, 2) == serial
+    assert outcomes == [0]
+
+
+def test_an_integer_past_64_bits_is_read_as_the_serial_reader_reads_it(tmp_path, outcomes):
+    """orjson reads 123456789012345678901 as a float (made an int again: ...683968); the kernel's reader
+    keeps the integer, and so must the workers' first pass (here in a call's arguments, a kvlistValue)."""
+    source = collector_file(tmp_path / "otlp.jsonl", 20)
+    text = source.read_text(encoding="utf-8")
+    old = '{"key": "gen_ai.tool.call.arguments", "value": {"stringValue": "{\\"path\\": \\"notes/todo.md\\"}"}}'
+    assert old in text
+    big = '{"kvlistValue": {"values": [{"key": "n", "value": {"intValue": 123456789012345678901}}]}}'
+    source.write_text(text.replace(old, '{"key": "gen_ai.tool.call.arguments", "value": ' + big + "}"),
+                      encoding="utf-8")
+    records = same_as_serial(tmp_path, [source])
+    assert records.count(b'"args":{"n":123456789012345678901}') == 20 and b"683968" not in records

@@ -148,14 +148,15 @@ def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
     record, built by the stretch that saw its last line too, needs no second-pass job (about 0.4 ms of
     the workers' and the driver's work a stretch: the job's read, parse and record, and its task), and
     the stretch after, which sees it on the line before its own, builds no part of it. A line over
-    :data:`EDGE_MAX_BYTES` is not read: its parse would no longer be a small part of the stretch's."""
-    import orjson
+    :data:`EDGE_MAX_BYTES` is not read: its parse would no longer be a small part of the stretch's.
+    Read by the kernel's reader, as the stretch's own lines are (see :func:`_line_facts`)."""
+    from toolscore_core.kernel.readlimits import loads_bytes
 
     _, spans = otel_modules()
     if not line or line.isspace():
         return [], []
     try:
-        request = orjson.loads(line)
+        request = loads_bytes(line)
         raws = plain_spans(request) if spans.is_export_request(request) else None
         known: dict[str, str] = {}
         return (raws, [known_key(span, known, spans) for span in raws]) if raws else ([], [])
@@ -287,9 +288,18 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
                 parsed: list[tuple[list[Any], list[str]]] | None = None) -> ChunkFacts | None:
     """The :data:`ChunkFacts` of ``lines`` (each with its newline), the first at ``offset`` and numbered
     ``first`` (a byte-order mark dropped from it when ``bom``: it is the file's first line); each non-blank
-    line's raw spans and their trace ids appended to ``parsed`` when given (to build records from)."""
+    line's raw spans and their trace ids appended to ``parsed`` when given (to build records from).
+
+    Lines whose records are built here are read by the kernel's reader (``readlimits.loads_bytes``:
+    orjson only where its value is provably the standard reader's), so a record holds what the
+    serial export reads, and a line that reader refuses (nested past its limit) goes to the serial
+    path, which says so; orjson alone read 1,000 levels, and an integer past 64 bits as a float.
+    Trace ids alone (no records built) are the same texts by either reader."""
     import orjson
 
+    from toolscore_core.kernel.readlimits import loads_bytes
+
+    read = orjson.loads if parsed is None else loads_bytes
     _, spans = otel_modules()
     numbers, starts, ends, counts = array("Q"), array("Q"), array("Q"), array("Q")
     bounds: dict[str, int] = {}
@@ -300,7 +310,7 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
             body = raw.removeprefix(_BOM) if bom and index == 0 else raw
             if not body or body.isspace():
                 continue
-            request = orjson.loads(body)
+            request = read(body)
             if not spans.is_export_request(request):
                 return None
             raws = plain_spans(request)
