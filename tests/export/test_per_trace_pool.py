@@ -215,3 +215,30 @@ def test_an_integer_past_64_bits_is_read_as_the_serial_reader_reads_it(tmp_path,
                       encoding="utf-8")
     records = same_as_serial(tmp_path, [source])
     assert records.count(b'"args":{"n":123456789012345678901}') == 20 and b"683968" not in records
+
+
+def _outcome(tmp_path: Path, source: Path, workers: int) -> tuple:
+    """The export's records, or its error's words and place."""
+    try:
+        return exported(tmp_path, [source], workers)
+    except InputError as exc:
+        return exc.message, exc.location
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    (b'"kind": 3', b'"kind": NaN'),  # the standard reader's, not JSON's: orjson refuses it
+    (b'"kind": 3', b'"kind": 1e400'),
+    (b'"flags": 256', b'"flags": 123456789012345678901234567890'),
+    (b'"name": "tools/list"', b'"name": "tools/list\\ud800"'),  # a lone surrogate
+    (b'"name": "tools/list"', b'"name": "tools/list\xff"'),  # not UTF-8
+    (b'"name": "tools/list"', b'"name": "tools\x01list"'),  # a control character
+    (b'"name": "tools/list"', b'"name": "x", "name": "tools/list"'),  # a key twice
+    (b"{", b"\xef\xbb\xbf{"),  # a byte-order mark past the first line
+])
+def test_hostile_lines_are_the_serial_outcome(tmp_path, old, new):
+    source = collector_file(tmp_path / "otlp.jsonl", 20)
+    lines = source.read_bytes().split(b"\n")
+    assert old in lines[9]
+    lines[9] = lines[9].replace(old, new, 1)
+    source.write_bytes(b"\n".join(lines))
+    assert _outcome(tmp_path, source, 2) == _outcome(tmp_path, source, 1)
