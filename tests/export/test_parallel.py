@@ -221,6 +221,9 @@ def test_with_another_thread_running_the_export_stays_in_one_process(tmp_path, m
 def test_the_second_pass_reuses_the_first_passs_chunks(tmp_path, make_row, ghp, monkeypatch):
     """The driver cuts each runs file once (the first pass records its chunks), and the
     second pass, given those chunks, writes the serial bytes."""
+    # Threads left by earlier tests in this process would make can_fork() say no, and the export
+    # then runs in one process (it once failed so in a run of several test folders together).
+    monkeypatch.setattr(par, "can_fork", lambda: True)
     first = mixed_rows(tmp_path / "a.jsonl", make_row, ghp, 60)
     second = mixed_rows(tmp_path / "b.jsonl", make_row, ghp, 50)
     cut: list[Path] = []
