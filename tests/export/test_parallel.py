@@ -432,3 +432,36 @@ def test_a_chunks_lines_are_the_split_lines_with_their_newlines(tmp_path):
         chunk = par.Chunk(path=str(path), sha256="", first=1, offset=0, size=len(data), final=True, latest=None,
                           attempts={})
         assert chunk.lines() == reference(data), data
+
+
+
+def nested_row_file(tmp_path: Path, make_row, ghp: str, depth: int) -> Path:
+    """A runs file whose line 31 holds a call's arguments nested ``depth`` levels deep."""
+    runs = mixed_rows(tmp_path / "runs.jsonl", make_row, ghp, 60)
+    lines = runs.read_bytes().split(b"\n")
+    row = json.loads(lines[30])
+    row["calls"][0]["args"] = {"deep": "DEEP"}
+    lines[30] = json.dumps(row).replace('"DEEP"', "[" * depth + "]" * depth).encode("utf-8")
+    runs.write_bytes(b"\n".join(lines))
+    return runs
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_row_nested_past_the_parsers_depth_is_an_input_error(tmp_path, make_row, ghp, monkeypatch, workers):
+    """A row nested 1,010 levels deep: the kernel's reader takes it (orjson reads 1,024), the export's
+    parser runs out of stack. That is the line's error, named, not a traceback (it once was)."""
+    monkeypatch.setattr(par, "can_fork", lambda: True)
+    runs = nested_row_file(tmp_path, make_row, ghp, 1010)
+    with pytest.raises(InputError) as caught:
+        export_runs([runs], tmp_path / "out.jsonl", workers=workers)
+    assert caught.value.message == "line 31 is nested too deeply to read" and caught.value.location == "line 31"
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_row_nested_past_what_orjson_writes_is_exported_as_the_kernel_reads_it(tmp_path, make_row, ghp,
+                                                                                  monkeypatch):
+    """orjson reads 1,024 levels but writes 254: a row nested 300 deep is read and written by the general
+    path, serially and by workers alike (its fast parse once raised orjson's TypeError instead)."""
+    monkeypatch.setattr(par, "can_fork", lambda: True)
+    serial, pooled = both(tmp_path, [nested_row_file(tmp_path, make_row, ghp, 300)])
+    assert serial == pooled and b'"args":{"deep":' + b"[" * 300 + b"]" * 300 + b"}" in serial

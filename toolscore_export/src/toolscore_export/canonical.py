@@ -249,7 +249,10 @@ def loads_line(raw: bytes, text: str) -> Any:
         except ValueError:  # orjson.JSONDecodeError
             pass
         else:
-            written = _orjson.dumps(value)
+            try:
+                written = _orjson.dumps(value)
+            except TypeError:  # orjson writes 254 levels where it reads 1,024: the general path decides
+                written = b""
             if (len(written) == len(raw) - (raw[-1:] == b"\n") and raw.startswith(written)
                     and not _may_need_normalising(raw)):  # the newline makes no shape it looks for
                 return value

@@ -577,8 +577,13 @@ def _parsed(number: int, raw: bytes, path: Path, decode_line: Any) -> tuple[int,
     try:
         text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         return number, text, loads_line(raw, text)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         decode_line(raw, file=path, number=number)  # raises the kernel's own error for the line
+        if isinstance(exc, RecursionError):  # the kernel read it (orjson reads 1,024 levels); this parser not
+            from toolscore_core import InputError
+
+            raise InputError(f"line {number} is nested too deeply to read", file=path,
+                             location=f"line {number}") from None  # the kernel's words for it
         raise
 
 
