@@ -149,19 +149,12 @@ def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
     the workers' and the driver's work a stretch: the job's read, parse and record, and its task), and
     the stretch after, which sees it on the line before its own, builds no part of it. A line over
     :data:`EDGE_MAX_BYTES` is not read: its parse would no longer be a small part of the stretch's.
-    Read by the kernel's reader, as the stretch's own lines are (see :func:`_line_facts`)."""
-    from toolscore_core.kernel.readlimits import loads_bytes
-
-    _, spans = otel_modules()
-    if not line or line.isspace():
+    Read by :func:`_line_facts`, as the stretch's own lines are (a line it refuses: no record of a
+    crossing trace is built ahead; its job makes it)."""
+    parsed: list[tuple[list[Any], list[str]]] = []
+    if not line or _line_facts([line], 0, 0, bom=False, parsed=parsed) is None or not parsed:
         return [], []
-    try:
-        request = loads_bytes(line)
-        raws = plain_spans(request) if spans.is_export_request(request) else None
-        known: dict[str, str] = {}
-        return (raws, [known_key(span, known, spans) for span in raws]) if raws else ([], [])
-    except Exception:  # no record of a crossing trace is built ahead; its job makes it
-        return [], []
+    return parsed[0]
 
 
 #: What a worker built in its stretch (see :func:`_built`): the spill file, where the records start in it and
