@@ -59,6 +59,7 @@ from toolscore_export.per_trace import (
 )
 from toolscore_export.record import SourceRef
 from toolscore_export.run_span import RunSpans
+from toolscore_export.sources import OTLP_FORMAT, calls_run
 
 MIN_BYTES = 1 << 20  # a smaller source is read in the driver: fewer traces than one job's worth of gain
 JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB of lines back
@@ -184,7 +185,7 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
     import orjson
 
     from toolscore_export.record import record_line
-    from toolscore_export.sources import OTLP_FORMAT, TRACE
+    from toolscore_export.sources import TRACE
     from toolscore_export.trace_batches import current_context
 
     gathered: dict[str, list[tuple[Any, int]]] = {}
@@ -251,7 +252,17 @@ def _spill_file(folder: str) -> str:
 
 def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any, spans: Any, source: SourceRef,
                 context: Any, record_line: Any) -> bytes:
-    """One trace's record line from its raw spans (and their numbers), as the second pass makes it."""
+    """One trace's record line from its raw spans (and their numbers), as the second pass makes it.
+
+    Read by ``plain_trace`` when the trace has the plain shape and no ``--gold`` scores it (the
+    score needs the adapter's Trace), else by the adapter: the same line either way."""
+    if context.gold is None and _plain.worth_trying():
+        plain = _plain.read(found, key)
+        if plain is not None:
+            calls, span_id = plain
+            made: bytes = record_line(calls_run(calls, None, adapter.name == OTLP_FORMAT, source,
+                                                run_id=f"{source.name}#{key}", trace_id=key, span_id=span_id))
+            return made
     run_spans = RunSpans()
     otlp_span, wanted, add = spans.otlp_span, otel.wanted, run_spans.add
     decoded = []
@@ -260,6 +271,40 @@ def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any,
         add(span, key)
     line: bytes = record_line(trace_run_of(adapter, key, decoded, run_spans, source, gold=context.gold, pm=context.pm))
     return line
+
+
+class _PlainReader:
+    """``plain_trace.plain_trace_calls``, asked less often while traces keep not being plain.
+
+    Why: a trace it turns down is read twice, partly; a source of such traces (each with a chat
+    span carrying its messages, say) would pay that on every trace. After :data:`GIVE_UP` refusals
+    in a row it is asked one trace in :data:`RETRY_EVERY` (a source can change shape), and
+    fully again from the first trace it reads."""
+
+    GIVE_UP = 16
+    RETRY_EVERY = 64
+
+    def __init__(self) -> None:
+        self.refused = 0
+        self._read: Any = None
+
+    def worth_trying(self) -> bool:
+        if self.refused < self.GIVE_UP:
+            return True
+        self.refused += 1
+        return self.refused % self.RETRY_EVERY == 0
+
+    def read(self, found: list[tuple[Any, int]], key: str) -> tuple[list[dict[str, Any]], str | None] | None:
+        if self._read is None:
+            from toolscore_export.plain_trace import plain_trace_calls
+
+            self._read = plain_trace_calls
+        plain: tuple[list[dict[str, Any]], str | None] | None = self._read(found, key)
+        self.refused = 0 if plain is not None else self.refused + 1
+        return plain
+
+
+_plain = _PlainReader()  # one a process: a worker's traces are one source's
 
 
 def _line_start(handle: Any, at: int) -> int:
@@ -351,13 +396,13 @@ def job_records(job: TraceJob) -> tuple[bytes, list[str]] | None:
 
 def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     from toolscore_export.record import record_line
-    from toolscore_export.sources import OTLP_FORMAT, TRACE
+    from toolscore_export.sources import TRACE
     from toolscore_export.trace_batches import current_context
 
     context = current_context()
     otel, spans = otel_modules()
     path = Path(job.path)
-    gathered: dict[str, list[tuple[Any, str, int]]] = {}  # trace id -> (raw span, place, order)
+    gathered: dict[str, list[tuple[Any, int]]] = {}  # trace id -> (raw span, order)
     last: dict[str, int] = {}  # trace id -> the line of its last span in the range
     ending: list[tuple[int, tuple[str, ...]]] = []  # from line ``start``: each line's trace ids in first order
     order = job.order
@@ -374,7 +419,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
         for span_where, span in spans.iter_raw_spans(request, where):
             key = known_key(span, known, spans, span_where)
             seen[key] = None
-            gathered.setdefault(key, []).append((span, span_where, order))
+            gathered.setdefault(key, []).append((span, order))
             last[key] = number
             order += 1
         if number >= job.start:
@@ -387,13 +432,8 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
         for key in seen_keys:
             if last[key] != number or key in job.carried or (job.wanted is not None and key not in job.wanted):
                 continue
-            run_spans = RunSpans()
-            decoded = []
-            for span, span_where, span_order in gathered.pop(key):
-                decoded.append(spans.otlp_span(span, span_where, span_order, otel.wanted))
-                run_spans.add(span, key)
-            run = trace_run_of(adapter, key, decoded, run_spans, source, gold=context.gold, pm=context.pm)
-            out.append(record_line(run))
+            # (an error has no place here: the job gives None, and the serial path words it with its places)
+            out.append(_trace_line(key, gathered.pop(key), adapter, otel, spans, source, context, record_line))
             keys.append(key)
     return b"".join(out), keys
 

@@ -109,8 +109,12 @@ class RunSpans:
         self.agents: set[str] = set()
         self.roots: set[str] = set()
 
-    def add(self, span: dict[str, Any], trace_id: str) -> None:
-        """Count ``span`` (a raw OTLP/JSON span) if it belongs to trace ``trace_id`` and has a hex id."""
+    def add(self, span: dict[str, Any], trace_id: str, attributes: dict[str, Any] | None = None) -> None:
+        """Count ``span`` (a raw OTLP/JSON span) if it belongs to trace ``trace_id`` and has a hex id.
+
+        ``attributes``: its attributes as the otel adapter's ``key_values`` read them, when the
+        caller has them. Every item of the list is then an object with a text key, each key in
+        that dict: one without the operation's key holds no item to look for."""
         span_id = span.get("spanId")
         if not isinstance(span_id, str):
             return
@@ -122,7 +126,7 @@ class RunSpans:
             span_id = span_id.lower()
             if not _SPAN_ID.fullmatch(span_id):
                 return
-        for attribute in span.get("attributes") or ():  # its gen_ai.operation.name
+        for attribute in span.get("attributes") or () if attributes is None or _OPERATION in attributes else ():
             if isinstance(attribute, dict) and attribute.get("key") == _OPERATION:
                 value = attribute.get("value")
                 if isinstance(value, dict) and value.get("stringValue") == _AGENT:

@@ -792,12 +792,20 @@ def trace_run(trace: Any, calls: list[dict[str, Any]], source: SourceRef, *, gol
         evaluation = evaluation_summary(record, reasons)
         outcome = "fail" if reasons else "pass"
     task_id = Path(gold).stem if gold is not None else None
-    final_answer = trace.final_answer
+    return calls_run(calls, trace.final_answer, trace.source_format == OTLP_FORMAT, source, run_id=run_id,
+                     trace_id=trace_id, span_id=span_id, outcome=outcome, task_id=task_id, evaluation=evaluation)
+
+
+def calls_run(calls: list[dict[str, Any]], final_answer: str | None, span_source: bool, source: SourceRef, *,
+              run_id: str, trace_id: str | None, span_id: str | None, outcome: str = "unknown",
+              task_id: str | None = None, evaluation: dict[str, Any] | None = None) -> RunInput:
+    """The RunInput of a trace's calls (:func:`trace_calls`' dicts) and answer, scored or not: the
+    part of :func:`trace_run` after the Trace, for a reader that makes none (``plain_trace``)."""
     # The run's other redacted values (arm, study, error, prompt, usage, price, server) are
     # unknown here: these are the strings of its _redactable values.
     prepared = clean_prepared(calls, [run_id, task_id, source.name, final_answer, evaluation])
     return trace_run_input(run_id, source, outcome, task_id, final_answer, calls, evaluation, trace_id,
-                           trace.source_format == OTLP_FORMAT, span_id, prepared)
+                           span_source, span_id, prepared)
 
 
 # --- all sources ----------------------------------------------------------------------------------------

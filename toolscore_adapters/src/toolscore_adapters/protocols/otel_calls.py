@@ -352,6 +352,12 @@ def _start_order(found: SpanCall) -> tuple[bool, int, int]:
 
 def merge_and_order(found: list[SpanCall]) -> list[ToolCall]:
     """Merge each MCP span into the GenAI span of the same call, then sort by start time."""
+    return _tool_calls(merged_in_order(found))
+
+
+def merged_in_order(found: list[SpanCall]) -> list[SpanCall]:
+    """:func:`merge_and_order` before its ToolCalls are made: for a reader that needs only some
+    of their fields (the export's plain-trace reader)."""
     mcp_spans = [c for c in found if c.convention == "mcp"]
     if mcp_spans and len(mcp_spans) < len(found):  # MCP spans and others: the others are the partners
         others = [c for c in found if c.convention != "mcp"]
@@ -377,7 +383,7 @@ def merge_and_order(found: list[SpanCall]) -> list[ToolCall]:
                 others[partner] = _merge(others[partner], m)
         found = others + unmerged
     found.sort(key=_start_order)
-    return _tool_calls(found)
+    return found
 
 
 _FIELDS = ("tool", "args", "id", "result", "structured_result", "is_error", "error", "duration", "denied",
@@ -428,3 +434,10 @@ def _partner(mcp: SpanCall, others: list[SpanCall], taken: set[int], by_span: di
         if i not in taken and _same_call(mcp, others[i]):
             return i
     return None
+
+
+# What ``span_call`` asks of a tool span's attributes, under public names for a reader of raw spans
+# that makes no Span (the export's plain-trace reader): one copy of each rule. ``calls_as_drafts``:
+# whether ``merge_and_order`` hands out its fields unchanged (see ``_tool_calls``).
+present_keys, first_key, first_text, opened_result, calls_as_drafts = (
+    _present, _first_key, _first_text, _opened, _DRAFTS_SOUND)
