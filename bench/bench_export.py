@@ -1,7 +1,7 @@
 """`toolscore export` from harness run rows (or OTLP trace files): records per second and peak memory.
 
 Run: .venv/bin/python bench/bench_export.py [--rows 100000] [--calls 3] [--format aef|otel] [--traces N]
-     [--otlp-traces N [--same-span-ids]] [--workers N] [--sha256] [--rounds N]
+     [--otlp-traces N [--same-span-ids] [--batch B]] [--workers N] [--sha256] [--rounds N]
 Writes a runs file of --rows distinct cells (one realistic row, written by the kernel's
 RunWriter, with its cell id varied; --calls tool calls each, one of them denied), then
 exports it with export_runs() exactly as the command does: both passes over the file,
@@ -50,9 +50,11 @@ def runs_file(path: Path, rows: int, calls: int) -> None:
             handle.write(json.dumps(base, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
-def otlp_traces_file(path: Path, trace: bytes, count: int, *, same_span_ids: bool = False) -> None:
+def otlp_traces_file(path: Path, trace: bytes, count: int, *, same_span_ids: bool = False, batch: int = 1) -> None:
     """JSON Lines of OTLP export requests holding ``count`` traces: line j has the second half of
-    trace j-1's spans and the first half of trace j's (a trace ends on the line after it began).
+    trace j-1's spans and the first half of trace j's (a trace ends on the line after it began);
+    with ``batch`` B, the second halves of traces B(j-1) to Bj-1 and the first halves of traces Bj
+    to B(j+1)-1, as a collector batching more spans a request writes them.
 
     Each trace gets its own trace id and, as in a real export, its own span ids (the first
     eight hex digits of each id, and of each parent id, replaced by the trace's number):
@@ -73,10 +75,13 @@ def otlp_traces_file(path: Path, trace: bytes, count: int, *, same_span_ids: boo
                 for span in part]
 
     with path.open("w", encoding="utf-8") as handle:
-        for j in range(count + 1):
-            batch = (renamed(j - 1, spans[half:]) if j else []) + (renamed(j, spans[:half]) if j < count else [])
+        for j in range((count + batch - 1) // batch + 1):
+            ending = range(max(0, (j - 1) * batch), min(count, j * batch))
+            starting = range(j * batch, min(count, (j + 1) * batch))
+            written = ([span for number in ending for span in renamed(number, spans[half:])]
+                       + [span for number in starting for span in renamed(number, spans[:half])])
             line = {"resourceSpans": [{"resource": resource.get("resource", {}),
-                                       "scopeSpans": [{"scope": {"name": "bench"}, "spans": batch}]}]}
+                                       "scopeSpans": [{"scope": {"name": "bench"}, "spans": written}]}]}
             handle.write(json.dumps(line, separators=(",", ":")) + "\n")
 
 
@@ -111,6 +116,9 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=0, help="export this many OTLP trace files instead of rows")
     parser.add_argument("--otlp-traces", type=int, default=0,
                         help="export one JSON Lines OTLP file of this many traces, one record per trace")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="--otlp-traces: traces a line (default 1: each trace's spans over two lines, two traces a "
+                             "line); a collector's batches hold hundreds of spans")
     parser.add_argument("--same-span-ids", action="store_true",
                         help="--otlp-traces: every trace keeps the fixture's span ids (the input of earlier figures)")
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: automatic, 1: none)")
@@ -128,7 +136,8 @@ def main() -> None:
             trace = (Path(__file__).resolve().parents[1] / "tests" / "adapters" / "fixtures" / "otel"
                      / "mcp_spans.json").read_bytes()
             sources, warm_sources = [Path(tmp) / "traces.jsonl"], [Path(tmp) / "warm.jsonl"]
-            otlp_traces_file(sources[0], trace, opts.otlp_traces, same_span_ids=opts.same_span_ids)
+            otlp_traces_file(sources[0], trace, opts.otlp_traces, same_span_ids=opts.same_span_ids,
+                             batch=opts.batch)
             otlp_traces_file(warm_sources[0], trace, 20)
             size, what = sources[0].stat().st_size, f"one OTLP file of {opts.otlp_traces:,} traces"
         elif opts.traces:
