@@ -66,6 +66,10 @@ JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB 
 JOB_BYTES = 4 << 20  # fewer traces per job when their lines are large
 MAX_REREAD = 3  # jobs reading more than this many times the file's bytes (traces spread wide): serial
 EDGE_MAX_BYTES = 64 << 10  # the longest line read past a stretch's edge (see _edge_spans): a small part of it
+#: Lines longer than EDGE_MAX_BYTES on average (a collector batching hundreds of spans a request): a stretch of
+#: about this many of them, up to MAX_STRETCH_BYTES (see :func:`stretch_layout`).
+LINES_A_STRETCH = 8
+MAX_STRETCH_BYTES = 4 << 20
 #: The largest source whose records the first pass builds (see :func:`spill_for`).
 BUILT_MAX_BYTES = 128 << 20
 _BOM = b"\xef\xbb\xbf"
@@ -87,6 +91,7 @@ class Stretch:
     size: int
     sha256: str = ""
     spill: str | None = None  # a folder: the worker also builds the records of the traces it holds whole
+    edge: int = EDGE_MAX_BYTES  # the longest line read past each of its edges (see _edge_spans)
 
 
 def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts, int, Built] | None:
@@ -104,10 +109,10 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
         start = _line_start(handle, stretch.offset)
         end = _line_start(handle, stretch.offset + stretch.size)
         if stretch.spill is not None and end > start:
-            before = _line_before(handle, start)  # the stretch before's last line (see _edge_spans)
+            before = _line_before(handle, start, stretch.edge)  # the stretch before's last line (see _edge_spans)
             handle.seek(end)
-            after = handle.readline(EDGE_MAX_BYTES + 1)  # the next stretch's first line
-            after = after if len(after) <= EDGE_MAX_BYTES else b""
+            after = handle.readline(stretch.edge + 1)  # the next stretch's first line
+            after = after if len(after) <= stretch.edge else b""
     if end <= start:
         return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
@@ -121,15 +126,15 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
     return facts, len(lines), _built(parsed, stretch, _edge_spans(after), set(_edge_spans(before)[1]))
 
 
-def _line_before(handle: Any, start: int) -> bytes:
+def _line_before(handle: Any, start: int, limit: int = EDGE_MAX_BYTES) -> bytes:
     """The line that ends just before offset ``start`` (a line's start), without its newline; empty at the
-    file's start, and when it is longer than :data:`EDGE_MAX_BYTES`."""
+    file's start, and when it is longer than ``limit``."""
     parts: list[bytes] = []
     at = start - 1  # the previous line's newline
     while at > 0:
-        if start - 1 - at > EDGE_MAX_BYTES:
+        if start - 1 - at > limit:
             return b""  # longer than that: read no further
-        size = min(1 << 13, at)
+        size = min(1 << 16, at)
         handle.seek(at - size)
         block = handle.read(size)
         found = block.rfind(b"\n")
@@ -138,7 +143,7 @@ def _line_before(handle: Any, start: int) -> bytes:
             break
         at -= size
     line = b"".join(reversed(parts))
-    return line if len(line) <= EDGE_MAX_BYTES else b""
+    return line if len(line) <= limit else b""
 
 
 def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
@@ -149,7 +154,7 @@ def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
     record, built by the stretch that saw its last line too, needs no second-pass job (about 0.4 ms of
     the workers' and the driver's work a stretch: the job's read, parse and record, and its task), and
     the stretch after, which sees it on the line before its own, builds no part of it. A line over
-    :data:`EDGE_MAX_BYTES` is not read: its parse would no longer be a small part of the stretch's.
+    ``Stretch.edge`` is not read: its parse would no longer be a small part of the stretch's.
     Read by :func:`_line_facts`, as the stretch's own lines are (a line it refuses: no record of a
     crossing trace is built ahead; its job makes it)."""
     parsed: list[tuple[list[Any], list[str]]] = []
@@ -481,8 +486,9 @@ def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None
     ``spill`` folder, the records the workers built there too (``lines.built``)."""
     lines = _Lines()
     size = path.stat().st_size
-    stretches = (Stretch(str(path), offset, min(CHUNK_BYTES, size - offset), sha256, spill)
-                 for offset in range(0, size, CHUNK_BYTES))
+    step, edge = stretch_layout(path)
+    stretches = (Stretch(str(path), offset, min(step, size - offset), sha256, spill, edge)
+                 for offset in range(0, size, step))
     number = 1  # the number of the next stretch's first line
     for found in workers.ordered(stretch_keys, stretches):
         if found is None:
@@ -493,6 +499,28 @@ def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None
         lines.extend(found[0], number)
         number += found[1]
     return lines
+
+
+def stretch_layout(path: Path) -> tuple[int, int]:
+    """The size of the first pass's stretches of ``path`` and the longest line read past each edge
+    (``Stretch.edge``): :data:`CHUNK_BYTES` and :data:`EDGE_MAX_BYTES` for lines of up to that on
+    average (the first MiB tells), else :data:`LINES_A_STRETCH` lines a stretch, up to
+    :data:`MAX_STRETCH_BYTES`, and lines up to half a stretch read past its edges.
+
+    Why: a line belongs to the stretch it starts in, so lines as long as a stretch (a collector's
+    request of 500 spans is about 1.7 MB) made each stretch a line, each trace cross an edge
+    (its spans are on two lines), no edge line short enough to read, and every trace a job of
+    the second pass, which read the file twice more (20,000 traces, 67 MB, 100 traces a line:
+    134 jobs, 95 MB read again). A stretch of several lines is crossed by its edge traces
+    alone, and those are built ahead from the line past its end. Its parsed lines stay in the
+    worker while it builds their records: about 5.5 times their size, 22 MB at most."""
+    with path.open("rb") as handle:
+        head = handle.read(1 << 20)
+    typical = len(head) // max(1, head.count(b"\n"))
+    if typical <= EDGE_MAX_BYTES:
+        return CHUNK_BYTES, EDGE_MAX_BYTES
+    step = min(MAX_STRETCH_BYTES, LINES_A_STRETCH * typical)
+    return step, max(EDGE_MAX_BYTES, step // 2)
 
 
 @attrs.frozen
