@@ -4,8 +4,8 @@ Why: the reader skips the adapter's decoding of a trace's spans (``otlp_span``, 
 ``trace_calls``) for the shapes instrumentations commonly write; it may decline any trace (None:
 the general path then reads it), but a result it gives must be exactly the general path's: the
 same calls (compared by ``repr``, so ``True``/``1``/``1.0`` and key order count, and by their
-``orjson`` bytes) and the same run span, and only for a trace the general path reads without an
-error or a final answer. Random traces mix the plain shapes with every odd one the adapter reads
+``orjson`` bytes), the same final answer and the same run span, and only for a trace the general
+path reads without an error. Random traces mix the plain shapes with every odd one the adapter reads
 (conventions, MCP/GenAI pairs, attribute values, ids, times, errors, answers, run spans); each is
 made from its seed alone, which a failure names, with both sides and the trace cut down to
 what still fails. The pool's ``_trace_line`` (which uses the reader when no gold is given) must
@@ -99,12 +99,10 @@ def verdict(plain: Plain, found: Found, key: str) -> tuple[bool, str | None]:
         calls, answer, span_id = reference(found, key)
     except Exception as exc:
         return True, f"plain gave {got!r}\nbut the general path raised {type(exc).__name__}: {exc}"
-    if answer is not None:
-        return True, f"plain gave {got!r}\nbut the general path has a final answer {answer!r}"
-    if type(got) is not tuple or len(got) != 2:
-        return True, f"plain gave {got!r}, not (calls, run span id)"
-    if repr(got[0]) != repr(calls) or repr(got[1]) != repr(span_id):
-        return True, f"plain:   {got!r}\ngeneral: {(calls, span_id)!r}"
+    if type(got) is not tuple or len(got) != 3:
+        return True, f"plain gave {got!r}, not (calls, final answer, run span id)"
+    if repr(got) != repr((calls, answer, span_id)):
+        return True, f"plain:   {got!r}\ngeneral: {(calls, answer, span_id)!r}"
     if _dumped(got[0]) != _dumped(calls):
         return True, f"plain:   {_dumped(got[0])}\ngeneral: {_dumped(calls)}"
     return True, None
@@ -561,7 +559,8 @@ def odd_call_ids(rng: random.Random, spans: list[dict[str, Any]]) -> None:
 
 
 def odd_answer(rng: random.Random, spans: list[dict[str, Any]]) -> None:
-    """A span whose messages carry an answer, requested calls or tool responses (the reader should decline)."""
+    """A span whose messages carry an answer, requested calls or tool responses (read by the adapter's
+    ``SpanAnswers`` on both paths)."""
     span = rng.choice(spans)
     choice = rng.randrange(5)
     if choice == 0:
@@ -794,6 +793,30 @@ def test_the_plain_generator_is_mostly_accepted_and_read_exactly(plain: Plain) -
     traces, accepted, problems = differences(plain, range(100_000, 100_000 + PLAIN_TRACES), plain_traces)
     assert not problems, f"{len(problems)} of {traces} traces differ; the first:\n{problems[0]}"
     assert accepted >= traces / 2, f"the plain reader took {accepted} of {traces} plain traces"
+
+
+def answer_traces(seed: int) -> dict[str, Found]:
+    """Plain traces whose chat spans record their messages (content capture on): an answer, calls the
+    model requested (some never executed), a tool's response in the next chat's input."""
+    rng = random.Random(seed)
+    spans = plain_trace(rng, _hex(rng, 32))
+    for _ in range(rng.randint(1, 3) if spans else 0):
+        odd_answer(rng, spans)
+    return traces_of(as_read(spans))
+
+
+def test_traces_with_messages_are_taken_and_read_exactly(plain: Plain) -> None:
+    """Spans that carry an answer or messages are read by the adapter's own ``SpanAnswers`` on the plain
+    path too, so such traces (an app recording its messages writes them on every chat span) are taken."""
+    traces, accepted, problems = differences(plain, range(200_000, 200_600), answer_traces)
+    assert not problems, f"{len(problems)} of {traces} traces differ; the first:\n{problems[0]}"
+    assert accepted >= traces / 2, f"the plain reader took {accepted} of {traces} traces with messages"
+    answered = 0
+    for seed in range(200_000, 200_600):
+        for key, found in answer_traces(seed).items():
+            got = plain(found, key)
+            answered += got is not None and (got[1] is not None or any(c["span_id"] is None for c in got[0]))
+    assert answered > 50  # answers and calls from messages among what it took
 
 
 def fixture_traces() -> list[tuple[str, str, Found]]:

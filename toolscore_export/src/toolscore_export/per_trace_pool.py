@@ -264,8 +264,8 @@ def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any,
     if context.gold is None and _plain.worth_trying():
         plain = _plain.read(found, key)
         if plain is not None:
-            calls, span_id = plain
-            made: bytes = record_line(calls_run(calls, None, adapter.name == OTLP_FORMAT, source,
+            calls, final_answer, span_id = plain
+            made: bytes = record_line(calls_run(calls, final_answer, adapter.name == OTLP_FORMAT, source,
                                                 run_id=f"{source.name}#{key}", trace_id=key, span_id=span_id))
             return made
     run_spans = RunSpans()
@@ -299,12 +299,12 @@ class _PlainReader:
         self.refused += 1
         return self.refused % self.RETRY_EVERY == 0
 
-    def read(self, found: list[tuple[Any, int]], key: str) -> tuple[list[dict[str, Any]], str | None] | None:
+    def read(self, found: list[tuple[Any, int]], key: str) -> tuple[list[dict[str, Any]], str | None, str | None] | None:
         if self._read is None:
             from toolscore_export.plain_trace import plain_trace_calls
 
             self._read = plain_trace_calls
-        plain: tuple[list[dict[str, Any]], str | None] | None = self._read(found, key)
+        plain: tuple[list[dict[str, Any]], str | None, str | None] | None = self._read(found, key)
         self.refused = 0 if plain is not None else self.refused + 1
         return plain
 

@@ -10,12 +10,13 @@ from the raw spans, with only the metadata the record reads, and takes the calls
 from the adapter's own merge (``otel_calls.merged_in_order``): about 60 us. Every rule is
 the adapter's, called where it is a function (attribute values, which spans are tool calls,
 status, ids, times, which keys a span holds, argument and result texts, CallToolResult, the
-merge); those of ``otel_calls.span_call`` that need a Span (its error rules) are written out
-below, for the plain shape only.
+merge, answers and the calls messages requested: ``otel.SpanAnswers``); those of
+``otel_calls.span_call`` that need a Span (its error rules) are written out below, for the
+plain shape only.
 
-What is plain: every span a dict with a name and attributes the adapter reads; no span that
-carries an answer or messages (the general path reads those); tool spans with no events, a
-``gen_ai.tool.name`` that needs no stripping, arguments (if any) a JSON object text or an
+What is plain: every span a dict with a name and attributes the adapter reads; the spans it
+keeps (tool calls, and those carrying an answer or messages) with no events; tool spans with
+a ``gen_ai.tool.name`` that needs no stripping, arguments (if any) a JSON object text or an
 object, under a key other than ``input.value``. Anything else, and any error on the way,
 gives None: the caller takes the general path, which gives the same record or raises its own
 error, worded as ever. tests/export/test_plain_trace_s30.py holds the two paths together on
@@ -38,10 +39,13 @@ _STATUS_OK, _STATUS_ERROR = otel_spans.STATUS_OK, otel_spans.STATUS_ERROR
 _HEX = "0123456789abcdef"
 
 
-def plain_trace_calls(found: list[tuple[Any, int]], key: str) -> tuple[list[dict[str, Any]], str | None] | None:
-    """``(calls, run span id)`` of one trace (``found``: its raw spans with their numbers in the file,
-    in order; ``key``: its trace id as decoded), as ``sources.trace_calls`` and ``RunSpans.pick``
-    give them from the general path; None when the trace is not of the plain shape."""
+PlainTrace = tuple[list[dict[str, Any]], str | None, str | None]  # (calls, final answer, run span id)
+
+
+def plain_trace_calls(found: list[tuple[Any, int]], key: str) -> PlainTrace | None:
+    """``(calls, final answer, run span id)`` of one trace (``found``: its raw spans with their numbers in
+    the file, in order; ``key``: its trace id as decoded), as ``sources.trace_calls``, the Trace and
+    ``RunSpans.pick`` give them on the general path; None when the trace is not of the plain shape."""
     if key == NO_TRACE_ID or not otel_calls.calls_as_drafts:
         return None
     try:
@@ -50,11 +54,12 @@ def plain_trace_calls(found: list[tuple[Any, int]], key: str) -> tuple[list[dict
         return None
 
 
-def _read(found: list[tuple[Any, int]], key: str) -> tuple[list[dict[str, Any]], str | None] | None:
+def _read(found: list[tuple[Any, int]], key: str) -> PlainTrace | None:
     key_values, convention_from, wanted = otel_spans.key_values, otel_calls.convention_from, otel.wanted
     run_spans = RunSpans()
     add = run_spans.add
     calls: list[Any] = []
+    answers: Any = None  # otel.SpanAnswers, made for the first span that carries messages
     for raw, order in found:
         if type(raw) is not dict:
             return None
@@ -64,21 +69,34 @@ def _read(found: list[tuple[Any, int]], key: str) -> tuple[list[dict[str, Any]],
         attributes = key_values(raw.get("attributes"), "", ".attributes")
         add(raw, key, attributes)
         convention = convention_from(name, attributes)
-        if convention is None:
-            if wanted(name, attributes):  # an answer or messages: the general path reads them
-                return None
+        if convention is None and not wanted(name, attributes):
+            continue  # a span the adapter does not decode past its attributes
+        fields = _span_fields(raw, key)
+        if fields is None:
+            return None  # events: the general path reads them
+        if convention is None:  # an answer, or messages: as the adapter's _trace reads them
+            if answers is None:
+                answers = otel.SpanAnswers()
+            answers.add(attributes, fields[6] or fields[5] or 0, order)
             continue
-        call = _call(raw, attributes, convention, order, key)
+        call = _call(attributes, convention, order, fields)
         if call is None:
             return None
         calls.append(call)
-    return [_call_dict(call.fields) for call in otel_calls.merged_in_order(calls)], run_spans.pick()
+    final = None
+    if answers is not None:
+        calls += answers.unexecuted(calls)
+        final = answers.text()
+    return [_call_dict(call.fields) for call in otel_calls.merged_in_order(calls)], final, run_spans.pick()
 
 
-def _call(raw: dict[str, Any], a: dict[str, Any], convention: str, order: int,
-          key: str) -> otel_calls.SpanCall | None:
-    """The SpanCall of one tool span (``a``: its attributes) by ``otel_calls.span_call``'s rules, its
-    metadata only the ids the record reads; None when the span is not plain."""
+#: What :func:`_span_fields` decodes of a span: its status code and message, ids, start and end.
+SpanFields = tuple[int, Any, Any, Any, Any, Any, Any]
+
+
+def _span_fields(raw: dict[str, Any], key: str) -> SpanFields | None:
+    """The fields ``otel_spans.otlp_span`` decodes of a span it keeps (its errors raised as there); None
+    when it has events (read there, not here)."""
     if raw.get("events"):
         return None
     status = raw.get("status")
@@ -95,6 +113,13 @@ def _call(raw: dict[str, Any], a: dict[str, Any], convention: str, order: int,
     start, end = otel_spans.span_times(
         raw["startTimeUnixNano"] if "startTimeUnixNano" in raw else raw.get("start_time_unix_nano"),
         raw["endTimeUnixNano"] if "endTimeUnixNano" in raw else raw.get("end_time_unix_nano"), "")
+    return code, message, trace_id, span_id, parent_id, start, end
+
+
+def _call(a: dict[str, Any], convention: str, order: int, fields: SpanFields) -> otel_calls.SpanCall | None:
+    """The SpanCall of one tool span (``a``: its attributes; ``fields``: :func:`_span_fields`) by
+    ``otel_calls.span_call``'s rules, its metadata only what the record reads; None when it is not plain."""
+    code, message, trace_id, span_id, parent_id, start, end = fields
     tool = a.get("gen_ai.tool.name")
     if not (type(tool) is str and tool and not tool[0].isspace() and not tool[-1].isspace()):
         return None  # another key, a span name or an error: _tool_name's other rules
@@ -160,11 +185,10 @@ def _arguments(a: dict[str, Any], present: tuple[str, ...]) -> Any:
 def _call_dict(fields: list[Any]) -> dict[str, Any]:
     """``sources.trace_calls``' dict of a call's fields (``SpanCall.fields``: ToolCall's, in its order),
     as the ToolCall made of them holds them: ``merge_and_order`` stores them unchanged when
-    ``otel_calls.calls_as_drafts`` (a duration here is None or a float >= 0, kept as it is). An
-    OTLP call's metadata holds no ``provider_name``."""
+    ``otel_calls.calls_as_drafts`` (a duration here is None or a float >= 0, kept as it is)."""
     (tool, args, call_id, result, structured, is_error, error, duration, denied, denied_reason, _, _,
      metadata) = fields
-    return {"id": call_id, "tool": tool, "provider_name": None, "args": args, "result": result,
+    return {"id": call_id, "tool": tool, "provider_name": metadata.get("provider_name"), "args": args, "result": result,
             "structured": structured, "is_error": is_error, "error": error, "duration": duration, "denied": denied,
             "deny_reason": denied_reason, "span_id": metadata.get("span_id"), "trace_id": metadata.get("trace_id")}
 

@@ -93,9 +93,8 @@ class OtelAdapter(TraceAdapter):
         """Keep tool-call spans, and the latest answer text (``None`` = a span the pre-filter
         already dropped)."""
         found: list[SpanCall] = []
-        requested: RequestedCalls | None = None  # made for the first span that is no tool call
+        answers = SpanAnswers()
         total = 0
-        answer: tuple[int, int, str] | None = None  # (end time, order, text) of the latest answer
         for span in source:
             total += 1
             if span is None:
@@ -104,23 +103,12 @@ class OtelAdapter(TraceAdapter):
             if call is not None:
                 found.append(call)
                 continue
-            if requested is None:
-                requested = RequestedCalls()
-            ended = span.end_ns or span.start_ns or 0
-            output = output_messages(span.attributes)  # read by both, parsed once
-            requested.add_span(span.attributes, ended, span.order, output)
-            text = answer_text(span.attributes, output)
-            if text is not None and (answer is None or (ended, span.order) > answer[:2]):
-                answer = (ended, span.order, text)
+            answers.add(span.attributes, span.end_ns or span.start_ns or 0, span.order)
         tool_spans = len(found)
-        if requested is not None and requested.requested:  # else no call is unexecuted
-            executed = {c.fields[ID].strip() for c in found if c.fields[ID]}
-            for ended, order, requested_call in requested.unexecuted(executed):
-                found.append(SpanCall(list(attrs.astuple(requested_call, recurse=False)), "genai-messages", ended,
-                                      order, None, None, None))
+        found += answers.unexecuted(found)
         # Positional, in field order (calls, final_answer, source_format, metadata; a test pins
         # them): matching four keywords was a quarter of making the Trace.
-        return Trace(merge_and_order(found), answer[2] if answer else None, self.name,
+        return Trace(merge_and_order(found), answers.text(), self.name,
                      {"spans": total, "tool_spans": tool_spans, "calls_from_messages": len(found) - tool_spans})
 
     def _spans(self, data: Any) -> Iterator[spans.Span | None]:
@@ -155,6 +143,41 @@ class OtelAdapter(TraceAdapter):
             else:
                 raise InputError("is neither an OTLP export request nor a span", location=where,
                                  expected='{"resourceSpans": [...]} or a span object')
+
+
+class SpanAnswers:
+    """What a trace's spans other than tool calls tell, gathered span by span: the latest answer
+    text, and the calls their messages requested that no tool span executed.
+
+    Shared by the adapter's ``_trace`` and the export's plain-trace reader, which makes no Span:
+    the rules are here once."""
+
+    def __init__(self) -> None:
+        self._requested: RequestedCalls | None = None  # made for the first span that is no tool call
+        self._answer: tuple[int, int, str] | None = None  # (end time, order, text) of the latest answer
+
+    def add(self, attributes: dict[str, Any], ended: int, order: int) -> None:
+        """A span that is no tool call (``ended``: its end time, else its start, else 0)."""
+        if self._requested is None:
+            self._requested = RequestedCalls()
+        output = output_messages(attributes)  # read by both, parsed once
+        self._requested.add_span(attributes, ended, order, output)
+        text = answer_text(attributes, output)
+        if text is not None and (self._answer is None or (ended, order) > self._answer[:2]):
+            self._answer = (ended, order, text)
+
+    def unexecuted(self, found: list[SpanCall]) -> list[SpanCall]:
+        """The calls the messages requested that none of the tool spans ``found`` executed."""
+        requested = self._requested
+        if requested is None or not requested.requested:  # else no call is unexecuted
+            return []
+        executed = {c.fields[ID].strip() for c in found if c.fields[ID]}
+        return [SpanCall(list(attrs.astuple(call, recurse=False)), "genai-messages", ended, order, None, None, None)
+                for ended, order, call in requested.unexecuted(executed)]
+
+    def text(self) -> str | None:
+        """The latest answer's text, if any span carried one."""
+        return self._answer[2] if self._answer else None
 
 
 def wanted(name: str, attributes: dict[str, Any]) -> bool:
