@@ -126,7 +126,8 @@ class RunSpans:
             span_id = span_id.lower()
             if not _SPAN_ID.fullmatch(span_id):
                 return
-        for attribute in span.get("attributes") or () if attributes is None or _OPERATION in attributes else ():
+        looked_at = (span.get("attributes") or ()) if attributes is None or _OPERATION in attributes else ()
+        for attribute in looked_at:  # its gen_ai.operation.name
             if isinstance(attribute, dict) and attribute.get("key") == _OPERATION:
                 value = attribute.get("value")
                 if isinstance(value, dict) and value.get("stringValue") == _AGENT:
