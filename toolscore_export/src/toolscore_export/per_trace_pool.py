@@ -386,7 +386,7 @@ class TraceJob:
     size: int
     order: int  # spans before the range (the serial reader numbers spans across the file)
     start: int  # the first line whose ending traces are this job's
-    carried: frozenset[str]  # trace ids in the range that end after it (a later job's)
+    carried: tuple[str, ...]  # trace ids in the range that end after it (a later job's), each once
     wanted: frozenset[str] | None = None  # when given, the job's traces are these (the rest: built already)
 
 
@@ -407,6 +407,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     context = current_context()
     otel, spans = otel_modules()
     path = Path(job.path)
+    carried = set(job.carried)
     gathered: dict[str, list[tuple[Any, int]]] = {}  # trace id -> (raw span, order)
     last: dict[str, int] = {}  # trace id -> the line of its last span in the range
     ending: list[tuple[int, tuple[str, ...]]] = []  # from line ``start``: each line's trace ids in first order
@@ -435,7 +436,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     keys: list[str] = []
     for number, seen_keys in ending:
         for key in seen_keys:
-            if last[key] != number or key in job.carried or (job.wanted is not None and key not in job.wanted):
+            if last[key] != number or key in carried or (job.wanted is not None and key not in job.wanted):
                 continue
             # (an error has no place here: the job gives None, and the serial path words it with its places)
             out.append(_trace_line(key, gathered.pop(key), adapter, otel, spans, source, context, record_line))
@@ -530,13 +531,18 @@ class Plan:
 
     cuts: list[int]
     starts: list[int]
-    carried: list[frozenset[str]]
+    carried: list[tuple[str, ...]]  # a tuple, not a set: see :func:`plan`
     counts: list[int]  # the traces of each job
 
 
 def plan(lines: _Lines, file_size: int) -> Plan | None:
     """Jobs of about :data:`JOB_TRACES` traces each, in the serial order; None when they would read
-    the file over :data:`MAX_REREAD` times (the serial path is then cheaper)."""
+    the file over :data:`MAX_REREAD` times (the serial path is then cheaper).
+
+    What each job carries (the traces it sees that end after it) is kept as a tuple until the job
+    makes a set of it: when lines are long, nearly every trace crosses a job's end, and the sets
+    of a 1 GB source (a few hundred entries each, in tables of 2,048 slots, and their frozen
+    copies beside them while they were made) were ~30 MB of the driver's peak memory."""
     count = len(lines.numbers)
     ending = array("Q", bytes(8 * count))  # traces whose last span is on each line
     reach = array("Q", range(count))  # the first line of the traces ending on each line
@@ -563,14 +569,14 @@ def plan(lines: _Lines, file_size: int) -> Plan | None:
             traces, low = 0, count
     if read > MAX_REREAD * max(file_size, 1):
         return None
-    carried: list[set[str]] = [set() for _ in cuts]
-    for key, packed in lines.bounds.items():
+    carried: list[list[str]] = [[] for _ in cuts]
+    for key, packed in lines.bounds.items():  # (each trace once: no job lists it twice)
         first, last = packed >> 32, packed & _MASK
         job = bisect.bisect_left(cuts, first)
         while job < len(cuts) and cuts[job] < last:  # the trace goes on past this job's last line
-            carried[job].add(key)
+            carried[job].append(key)
             job += 1
-    return Plan(cuts, starts, [frozenset(c) for c in carried], counts)
+    return Plan(cuts, starts, [tuple(c) for c in carried], counts)
 
 
 def _jobs(path: Path, sha256: str, lines: _Lines, cuts: Plan) -> Iterator[TraceJob]:
@@ -753,7 +759,7 @@ def _job_of(path: Path, sha256: str, lines: _Lines, keys: list[str]) -> TraceJob
     low, high = min(p >> 32 for p in packed), max(p & _MASK for p in packed)
     return TraceJob(path=str(path), sha256=sha256, first=lines.numbers[low], offset=lines.offsets[low],
                     size=lines.ends[high] - lines.offsets[low], order=lines.orders[low], start=lines.numbers[low],
-                    carried=frozenset(), wanted=frozenset(keys))
+                    carried=(), wanted=frozenset(keys))
 
 
 def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Lines,
