@@ -14,29 +14,13 @@ from typing import Any
 
 from toolscore_core.kernel import readlimits
 
+from .test_scoring_fast_paths_h12 import _reference_shallow
+from .test_startup_h2 import nesting as depth
+
 
 def reference_shallow(data: bytes) -> bool:
     """The test as it was: escapes removed from the whole text, then a split at every quote."""
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    brackets = b"".join(data.translate(None, readlimits._NOT_STRUCTURE).split(b'"')[0::2])
-    for _ in range(readlimits.MAX_NESTING):
-        if not brackets:
-            return True
-        reduced = readlimits._INNERMOST.sub(b"", brackets)
-        if len(reduced) == len(brackets):
-            return False
-        brackets = reduced
-    return not brackets
-
-
-def depth(value: Any) -> int:
-    """Levels of lists and objects inside each other: the oracle."""
-    if isinstance(value, list):
-        return 1 + max((depth(item) for item in value), default=0)
-    if isinstance(value, dict):
-        return 1 + max((depth(item) for item in value.values()), default=0)
-    return 0
+    return _reference_shallow(data.decode("utf-8"))
 
 
 _PIECES = ["[", "]", "{", "}", '"', "\\", "/", "b", "n", "u", "t", "x", " ", ":", ",", "\n", "\u00e9", '"]', '["',
