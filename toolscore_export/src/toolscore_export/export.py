@@ -15,6 +15,7 @@ import datetime as _dt
 import hashlib
 import io
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -93,13 +94,32 @@ def _is_output_known(source: Path, target: Path, target_id: FileId | None, info:
     return (target_id is None or ident == target_id) and source.resolve() == target
 
 
+#: Written bytes the output may hold in the page cache before a flush to disk starts (see _HashedFile).
+WRITE_BEHIND_BYTES = 16 << 20
+_flush_data = getattr(os, "fdatasync", None)  # not on every platform: there the last fsync does it all
+
+
 class _HashedFile(io.FileIO):
     """The output file, hashing its bytes as they are written, so the manifest's hash needs no
-    second read of what may be gigabytes just written.
+    second read of what may be gigabytes just written; and flushing them to disk as it goes.
 
     Only bytes written through :meth:`write`, in order, are hashed; anything else that could
     change what the file holds (a seek, a truncate, a write past this object) makes
     :meth:`hexdigest` answer None, and the file is then read back and hashed as before.
+
+    Why flush as it goes: the export fsyncs the output before it renames it into place, and
+    with every byte still in the page cache that last fsync waited for all of them: 0.3 s of
+    a 300 MB export's 5.5 here, every core idle meanwhile. Each time :data:`WRITE_BEHIND_BYTES`
+    more are written, a thread of its own flushes them (``fdatasync``) while this one goes on
+    writing; the last fsync then has at most that much left. In this thread the flushes took
+    longer in all than the last fsync they spare (0.45 s a 300 MB export, up to 59 ms each)
+    and stalled the workers' results: no faster. One flush runs at a time, and the file waits
+    for it before it closes (its descriptor must not be reused under it). A flush's error is
+    raised by the next write or by :meth:`finish_flushing`: the kernel reports a failed
+    write-back once, so the last fsync would not see it again.
+
+    Why a thread is safe here: the export's workers are forked before its first record is
+    written (``Sources`` starts them first), so no fork meets a flush.
     """
 
     def __init__(self, path: Path) -> None:
@@ -107,13 +127,54 @@ class _HashedFile(io.FileIO):
         self._digest: Any = hashlib.sha256()
         self._hashed = 0
         self._in_order = True
+        self.synced = 0  # the bytes written when the last flush started (in-order writes only)
+        self._flushing: threading.Thread | None = None
+        self._flush_error: OSError | None = None
 
     def write(self, data: Any) -> int:
         written = super().write(data)
         if written:
             self._digest.update(memoryview(data).cast("B")[:written])
             self._hashed += written
+            if self._hashed - self.synced >= WRITE_BEHIND_BYTES and _flush_data is not None:
+                self._flush_behind()
         return written if written is not None else 0
+
+    def _flush_behind(self) -> None:
+        """Start a flush of everything written so far, unless one still runs (the next write asks again)."""
+        if self._flushing is not None:
+            if self._flushing.is_alive():
+                return
+            self._flushing = None
+            self._raise_flush_error()
+        self.synced = self._hashed
+        self._flushing = threading.Thread(target=self._flush, args=(self.fileno(),),
+                                          name="toolscore-export-write-behind", daemon=True)
+        self._flushing.start()
+
+    def _flush(self, fd: int) -> None:
+        try:
+            _flush_data(fd)  # type: ignore[misc]  # set: the caller checked
+        except OSError as exc:
+            self._flush_error = exc
+
+    def _raise_flush_error(self) -> None:
+        error, self._flush_error = self._flush_error, None
+        if error is not None:
+            raise error
+
+    def finish_flushing(self) -> None:
+        """Wait for a flush still running; raise its error, if it had one."""
+        if self._flushing is not None:
+            self._flushing.join()
+            self._flushing = None
+        self._raise_flush_error()
+
+    def close(self) -> None:
+        if self._flushing is not None:
+            self._flushing.join()  # (an error it had is the caller's to ask for: finish_flushing)
+            self._flushing = None
+        super().close()
 
     def seek(self, offset: int, whence: int = 0) -> int:
         self._in_order = False
@@ -187,6 +248,7 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
                               newline="\n") as stream:  # what open(temp, "w", ...) builds, over a hashed file
             exporter.export(records(), stream, **options)
             stream.flush()
+            hashed.finish_flushing()
             os.fsync(stream.fileno())
         size = temp.stat().st_size
         digest = hashed.hexdigest(size) or file_sha256(temp)
