@@ -111,12 +111,14 @@ class _HashedFile(io.FileIO):
     with every byte still in the page cache that last fsync waited for all of them: 0.3 s of
     a 300 MB export's 5.5 here, every core idle meanwhile. Each time :data:`WRITE_BEHIND_BYTES`
     more are written, a thread of its own flushes them (``fdatasync``) while this one goes on
-    writing; the last fsync then has at most that much left. In this thread the flushes took
-    longer in all than the last fsync they spare (0.45 s a 300 MB export, up to 59 ms each)
-    and stalled the workers' results: no faster. One flush runs at a time, and the file waits
-    for it before it closes (its descriptor must not be reused under it). A flush's error is
-    raised by the next write or by :meth:`finish_flushing`: the kernel reports a failed
-    write-back once, so the last fsync would not see it again.
+    writing; the last fsync then has at most that much left (0.015 s, from 0.33). Why not in
+    this thread: there the flushes held the driver longer in all than the fsync they spare
+    (0.45 s a 300 MB export, up to 59 ms each) while the workers' results waited.
+
+    One flush runs at a time, and the file waits for it before it closes (its descriptor must
+    not be reused under it). A flush's error is raised by the next write or by
+    :meth:`finish_flushing`: the kernel reports a failed write-back once, so the last fsync
+    would not see it again.
 
     Why a thread is safe here: the export's workers are forked before its first record is
     written (``Sources`` starts them first), so no fork meets a flush.
