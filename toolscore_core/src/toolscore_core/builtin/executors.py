@@ -157,9 +157,15 @@ def _death_of(processes: list[Any]) -> str:
 def _unguarded_script_hint(processes: list[Any]) -> str:
     """A hint for the commonest way a script's workers die at once: the script starts its work
     at import, so each worker, importing it again while starting, exits with status 1 (the
-    standard library's RuntimeError about the bootstrapping phase); "" when that cannot be it."""
+    standard library's RuntimeError about the bootstrapping phase); "" when that cannot be it.
+
+    Status 255 counts too: the forkserver start method reports it when it lost a worker's real
+    status, which happened to that very exit on a loaded CI machine, and the hint is worded as a
+    condition. Only for a ``.py`` main module: a console script (``toolscore``) is no user's
+    script to guard.
+    """
     path = getattr(sys.modules.get("__main__"), "__file__", None)
-    if not isinstance(path, str) or not any(p.exitcode == 1 for p in processes):
+    if not isinstance(path, str) or not path.endswith(".py") or not any(p.exitcode in (1, 255) for p in processes):
         return ""
     return (f"; if {os.path.basename(path)} starts this work when it is imported, put that under "
             f"`if __name__ == \"__main__\":` (each worker process imports it again)")
