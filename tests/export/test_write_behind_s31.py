@@ -100,7 +100,7 @@ def test_an_export_is_the_same_bytes_with_flushes_between(tmp_path, make_row, mo
     real = os.fdatasync
     monkeypatch.setattr(export, "WRITE_BEHIND_BYTES", 4096)
     monkeypatch.setattr(export, "_flush_data", lambda fd: (seen.append(fd), real(fd)))
-    for workers, least in ((1, 10), (2, 1)):  # (workers write each chunk's records at once: one flush a chunk)
+    for workers, least in ((1, 2), (2, 1)):  # (a flush is skipped while one runs; workers write a chunk at once)
         out = tmp_path / f"flushed-{workers}.jsonl"
         seen.clear()
         result = export_runs([runs], out, workers=workers)
