@@ -33,7 +33,6 @@ from toolscore_export.per_trace import (
     known_key,
     otel_modules,
     plain_spans,
-    trace_run_of,
 )
 from toolscore_export.record import SourceRef, record_line
 from toolscore_export.run_span import RunSpans
@@ -66,14 +65,7 @@ def reference(found: Found, key: str) -> tuple[list[dict[str, Any]], Any, str | 
 def reference_line(key: str, found: Found, adapter: Any, otel: Any, spans: Any, source: SourceRef,
                    context: Any, record_line: Any) -> bytes:
     """``per_trace_pool._trace_line`` as it was before the plain reader (every trace by the general path)."""
-    run_spans = RunSpans()
-    otlp_span, wanted, add = spans.otlp_span, otel.wanted, run_spans.add
-    decoded = []
-    for span, span_order in found:
-        decoded.append(otlp_span(span, "", span_order, wanted))
-        add(span, key)
-    line: bytes = record_line(trace_run_of(adapter, key, decoded, run_spans, source, gold=context.gold, pm=context.pm))
-    return line
+    return pool.adapter_line(key, found, adapter, otel, spans, source, context, record_line)
 
 
 def _dumped(value: Any) -> str:

@@ -268,6 +268,13 @@ def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any,
             made: bytes = record_line(calls_run(calls, final_answer, adapter.name == OTLP_FORMAT, source,
                                                 run_id=f"{source.name}#{key}", trace_id=key, span_id=span_id))
             return made
+    return adapter_line(key, found, adapter, otel, spans, source, context, record_line)
+
+
+def adapter_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any, spans: Any, source: SourceRef,
+                 context: Any, record_line: Any) -> bytes:
+    """:func:`_trace_line` by the general path: the adapter decodes every span and makes the Trace
+    (what every trace took before ``plain_trace``, and what its tests compare that reader with)."""
     run_spans = RunSpans()
     otlp_span, wanted, add = spans.otlp_span, otel.wanted, run_spans.add
     decoded = []
