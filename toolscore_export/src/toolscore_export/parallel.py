@@ -416,19 +416,28 @@ class Workers:
                 return
             yield pending.popleft().get()
 
-    def close(self) -> None:
-        """Stop every worker, then remove the chunks none has read yet (an error or Ctrl-C)."""
+    def close(self, *, finished: bool = False) -> None:
+        """Stop every worker, then remove the chunks none has read yet (an error or Ctrl-C).
+
+        ``finished`` (the export went well): the workers end their jobs in flight and exit, and
+        none is killed. Why: a worker killed while it sends a result holds the result queue's
+        lock for good, and the pool's task handler, which puts its last sentinel on that queue,
+        then waits forever in ``terminate`` (a fresh-clone CI run hung there once, after a
+        source's jobs were left in flight). On an error or Ctrl-C they are stopped at once."""
         import shutil
 
-        self._pool.terminate()
+        if finished:
+            self._pool.close()
+        else:
+            self._pool.terminate()
         self._pool.join()
         shutil.rmtree(self.spill, ignore_errors=True)
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self.close(finished=kind is None)
 
 
 def error_fields(exc: Any) -> dict[str, Any]:
