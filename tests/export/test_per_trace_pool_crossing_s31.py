@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from toolscore_export import parallel as par
 from toolscore_export import per_trace_pool as pool
+from toolscore_export.run_ids import compact_key
 from toolscore_export.trace_batches import TraceContext
 
 from .test_per_trace_pool_ahead_c29 import pooled  # noqa: F401 (fixture)
@@ -25,7 +26,9 @@ def test_only_a_built_first_pass_gathers_the_traces_crossing_stretches(tmp_path,
         pool._unlink_built(built)
     assert len(built.crossing) >= 100  # nearly every trace: its two lines are in two stretches
     assert planned.crossing == set() and not planned.built
-    assert planned.bounds == built.bounds and list(planned.numbers) == list(built.numbers)
+    assert planned.compact and not built.compact  # a planned source's trace ids are kept as numbers
+    assert planned.bounds == {compact_key(key): packed for key, packed in built.bounds.items()}
+    assert all(type(key) is int for key in planned.bounds) and list(planned.numbers) == list(built.numbers)
 
 
 def test_a_planned_source_of_long_lines_exports_as_the_serial_path(tmp_path, monkeypatch, pooled):  # noqa: F811

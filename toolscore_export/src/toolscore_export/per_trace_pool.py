@@ -58,6 +58,7 @@ from toolscore_export.per_trace import (
     trace_run_of,
 )
 from toolscore_export.record import SourceRef
+from toolscore_export.run_ids import GIVEN, RunIds, compact_key, spelled_key
 from toolscore_export.run_span import RunSpans
 from toolscore_export.sources import OTLP_FORMAT, calls_run
 
@@ -454,13 +455,18 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
 @attrs.define
 class _Lines:
     """The first pass's facts of the source's non-blank lines (flat arrays: a few words a line) and
-    each trace's first and last line (``first << 32 | last``, by line index)."""
+    each trace's first and last line (``first << 32 | last``, by line index).
+
+    ``compact``: the bounds' keys are ``run_ids.compact_key`` forms (trace ids of 32 hex digits as
+    numbers): a planned source's bounds hold every trace of the file (280,000 in 1 GB), and those
+    of the traces written become its run ids (:func:`_planned_records`). The records built in the
+    first pass (a source of up to :data:`BUILT_MAX_BYTES`) are sorted out by texts."""
 
     numbers: array[int] = attrs.field(factory=lambda: array("Q"))
     offsets: array[int] = attrs.field(factory=lambda: array("Q"))
     ends: array[int] = attrs.field(factory=lambda: array("Q"))
     orders: array[int] = attrs.field(factory=lambda: array("Q"))  # spans before the line
-    bounds: dict[str, int] = attrs.field(factory=dict)
+    bounds: dict[Any, int] = attrs.field(factory=dict)  # trace id (a compact_key when ``compact``) -> bounds
     spans: int = 0
     # what the workers built, each stretch's (its first line index, its Built), and the trace ids seen in
     # more than one stretch (the driver learns it as it adds them: a few, whatever the file's size, when
@@ -468,6 +474,7 @@ class _Lines:
     built: list[tuple[int, Built]] = attrs.field(factory=list, eq=False)
     crossing: set[str] = attrs.field(factory=set, eq=False)
     track_crossing: bool = attrs.field(default=True, eq=False)
+    compact: bool = attrs.field(default=False, eq=False)
 
     def extend(self, facts: ChunkFacts, first: int = 0) -> None:
         """Add the next chunk's lines (its :data:`ChunkFacts`, line indexes counted from its first; ``first``
@@ -482,14 +489,16 @@ class _Lines:
         self.orders += array("Q", orders)
         shift = base << 32 | base
         bounds = self.bounds
-        for key, packed in found.items():
+        compact = self.compact
+        for text, packed in found.items():
+            key: Any = compact_key(text) if compact else text
             seen = bounds.get(key)
             if seen is None:
                 bounds[key] = packed + shift
             else:
                 bounds[key] = (seen & ~_MASK) | ((packed + shift) & _MASK)
                 if self.track_crossing:
-                    self.crossing.add(key)
+                    self.crossing.add(text)
 
 
 def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None = None) -> _Lines | None:
@@ -499,7 +508,7 @@ def first_pass(path: Path, workers: Workers, sha256: str = "", spill: str | None
     Without one, the traces that cross stretches are not gathered: only the built records' layout
     reads them, and when a line is longer than a stretch every trace crosses one, so on 1 GB of a
     collector's 7 MB lines that set was all 280,000 trace ids, 24 MiB of the driver's peak."""
-    lines = _Lines(track_crossing=spill is not None)
+    lines = _Lines(track_crossing=spill is not None, compact=spill is None)
     size = path.stat().st_size
     step, edge = stretch_layout(path)
     stretches = (Stretch(str(path), offset, min(step, size - offset), sha256, spill, edge)
@@ -588,7 +597,7 @@ def plan(lines: _Lines, file_size: int) -> Plan | None:
         first, last = packed >> 32, packed & _MASK
         job = bisect.bisect_left(cuts, first)
         while job < len(cuts) and cuts[job] < last:  # the trace goes on past this job's last line
-            carried[job].append(key)
+            carried[job].append(spelled_key(key))
             job += 1
     return Plan(cuts, starts, [tuple(c) for c in carried], counts)
 
@@ -603,7 +612,7 @@ def _jobs(path: Path, sha256: str, lines: _Lines, cuts: Plan) -> Iterator[TraceJ
 
 
 def pooled_records(path: Path, sha256: str, workers: Workers,
-                   run_ids: set[str]) -> Generator[EncodedRecords, None, int | None]:
+                   run_ids: RunIds) -> Generator[EncodedRecords, None, int | None]:
     """The records of an OTLP JSON Lines source, one per trace, encoded by ``workers`` in the serial order.
 
     Returns None when every record was given, else how many were (the serial path goes on
@@ -646,22 +655,28 @@ def spill_for(path: Path, workers: Workers) -> str | None:
     return getattr(workers, "spill", None)
 
 
-def _planned_records(path: Path, sha256: str, workers: Workers, run_ids: set[str], lines: _Lines,
+def _planned_records(path: Path, sha256: str, workers: Workers, run_ids: RunIds, lines: _Lines,
                      cuts: Plan) -> Generator[EncodedRecords, None, int | None]:
     """:func:`pooled_records` by second-pass jobs alone (the first pass built no record, or traces spread
-    so wide that a job a stretch would read the file over :data:`MAX_REREAD` times)."""
+    so wide that a job a stretch would read the file over :data:`MAX_REREAD` times).
+
+    The source's bounds are its run ids (``run_ids.RunIds.add_traces``): a trace's bound is marked
+    ``GIVEN`` as its record is written, so the run ids take no memory of their own (they were a set of
+    280,000 texts on 1 GB, 35 MB beside the bounds)."""
     done = 0
     prefix = f"{path.name}#"
     previous = -1
+    run_ids.add_traces(prefix, lines.bounds, compact=lines.compact)
     results = workers.ordered(job_records, _jobs(path, sha256, lines, cuts))
     for cut, count, result in zip(cuts.cuts, cuts.counts, results, strict=True):
         if result is None:
             return done
         data, keys = result
-        ids = [prefix + key for key in keys]
-        if not _taken(lines.bounds, keys, count, previous, cut) or not run_ids.isdisjoint(ids):
+        if not run_ids.isdisjoint(prefix + key for key in keys):
             return done
-        run_ids.update(ids)
+        if not _taken(lines.bounds, [compact_key(key) for key in keys] if lines.compact else keys, count, previous,
+                      cut):
+            return done
         done += len(keys)
         previous = cut
         yield EncodedRecords(data, len(keys))
@@ -776,7 +791,7 @@ def _job_of(path: Path, sha256: str, lines: _Lines, keys: list[str]) -> TraceJob
                     carried=(), wanted=frozenset(keys))
 
 
-def _built_records(path: Path, workers: Workers, run_ids: set[str], lines: _Lines,
+def _built_records(path: Path, workers: Workers, run_ids: RunIds, lines: _Lines,
                    pieces: list[_Spilled]) -> Generator[EncodedRecords, None, int | None]:
     """:func:`pooled_records` from the records the first pass built, and second-pass jobs for the rest."""
     done = 0
@@ -855,17 +870,22 @@ def _place_bytes(spilled: Any, place: Place) -> bytes:
         return _read_at(other, place[1], place[2] - place[1])
 
 
-def _taken(bounds: dict[str, int], keys: list[str], count: int, previous: int, cut: int) -> bool:
+def _taken(bounds: dict[Any, int], keys: list[Any], count: int, previous: int, cut: int) -> bool:
     """Whether ``keys`` are exactly the ``count`` traces the first pass saw end after line ``previous``,
-    up to ``cut``, each taken out of ``bounds`` as it is checked (a key given twice is then missing the
-    second time). On False the bounds are of no more use: the serial path reads the file."""
+    up to ``cut``, none given before; if so, each is marked given (``run_ids.GIVEN``) in ``bounds``.
+    On False nothing is marked: the serial path goes on from the records given, and the bounds
+    still say which those are (they are the source's run ids)."""
     if len(keys) != count:
         return False
-    pop = bounds.pop
+    get = bounds.get
     for key in keys:
-        packed = pop(key, None)
-        if packed is None or not previous < packed & _MASK <= cut:
+        packed = get(key)
+        if packed is None or packed == GIVEN or not previous < packed & _MASK <= cut:
             return False
+    if len(set(keys)) != count:  # a trace given twice
+        return False
+    for key in keys:
+        bounds[key] = GIVEN
     return True
 
 

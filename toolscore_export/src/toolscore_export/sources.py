@@ -41,6 +41,7 @@ from toolscore_export.record import RunInput, SourceRef, clean_prepared, trace_r
 from toolscore_export.redaction import may_hold_a_secret
 from toolscore_export.row_check import surely_valid
 from toolscore_export.row_record import row_record
+from toolscore_export.run_ids import RunIds
 from toolscore_export.same_file import SeenPaths
 
 RUN_ROW = "run-row"
@@ -899,7 +900,7 @@ class Sources:
                  latest: LatestRows) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
         from toolscore_core import InputError
 
-        run_ids: set[str] = set()
+        run_ids = RunIds()
         traces: list[tuple[int, Path, SourceStats]] = []  # consecutive trace files, for the workers
         for index, (path, kind, stat) in enumerate(zip(self.paths, kinds, self.stats, strict=True)):
             if kind == TRACE and workers is not None and not self.per_trace:
@@ -951,7 +952,7 @@ class Sources:
         if traces:
             yield from self._traces(traces, run_ids, workers)
 
-    def _per_trace_pooled(self, path: Path, stat: SourceStats, index: int, run_ids: set[str],
+    def _per_trace_pooled(self, path: Path, stat: SourceStats, index: int, run_ids: RunIds,
                           workers: Workers) -> Generator[EncodedRecords, None, int | None]:
         """A large JSON Lines OTLP source's records by the workers; returns how many they gave when the
         serial path must go on from there (0: the whole source), None when they gave them all
@@ -971,7 +972,7 @@ class Sources:
             stat.records += block.count
             yield block
 
-    def _traces(self, files: list[tuple[int, Path, SourceStats]], run_ids: set[str],
+    def _traces(self, files: list[tuple[int, Path, SourceStats]], run_ids: RunIds,
                 workers: Workers | None) -> Iterator[EncodedRecords]:
         """Consecutive trace files read by the workers, a batch of files per task (see trace_batches)."""
         from toolscore_export.trace_batches import encoded_traces

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from toolscore_export.parallel import EncodedRecords, Workers, error_fields, raise_fields
+from toolscore_export.run_ids import RunIds
 
 BATCH_FILES = 64  # trace files per task: ~30 ms of work, a few hundred kB of lines back
 BATCH_BYTES = 4 << 20  # fewer files per task when they are large
@@ -112,7 +113,7 @@ def encode_traces(items: list[TraceItem]) -> tuple[bytes, list[str | None]] | di
     return b"".join(out), formats
 
 
-def trace_jobs(files: list[tuple[int, Path, Any]], run_ids: set[str], held: dict[int, bytes],
+def trace_jobs(files: list[tuple[int, Path, Any]], run_ids: RunIds, held: dict[int, bytes],
                queued: deque[list[Any]]) -> Iterator[list[TraceItem]]:
     """Batches of the trace files ``files`` (place, path, stats), each told its run id.
 
@@ -136,7 +137,7 @@ def trace_jobs(files: list[tuple[int, Path, Any]], run_ids: set[str], held: dict
         yield batch
 
 
-def encoded_traces(files: list[tuple[int, Path, Any]], run_ids: set[str], held: dict[int, bytes],
+def encoded_traces(files: list[tuple[int, Path, Any]], run_ids: RunIds, held: dict[int, bytes],
                    workers: Workers) -> Iterator[EncodedRecords]:
     """The records of consecutive trace files, encoded by ``workers``, in source order (stats filled)."""
     queued: deque[list[Any]] = deque()
