@@ -265,13 +265,29 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
     data = b"".join(out)
     if chunk.spill is None:
         return data, len(out) // 2, superseded
+    return spill_result(chunk.spill, data), len(out) // 2, superseded
+
+
+def spill_result(folder: str, data: bytes) -> str:
+    """Write a worker's result to a new file in the pool's spill ``folder`` and name it: the driver reads it
+    when its turn comes (:func:`taken_back`), so the results in flight wait on disk, not in the driver."""
     import tempfile
 
     with _SPILLING:  # never while the parent watch removes the folder (see _quiet_worker)
-        handle, name = tempfile.mkstemp(dir=chunk.spill, suffix=".jsonl")
-        with open(handle, "wb") as spilled:
-            spilled.write(data)
-    return name, len(out) // 2, superseded
+        handle, name = tempfile.mkstemp(dir=folder, suffix=".jsonl")
+        with open(handle, "wb") as written:
+            written.write(data)
+    return name
+
+
+def taken_back(data: bytes | str) -> bytes:
+    """A worker's result as it sent it, or read from the file it was written to by :func:`spill_result` (then removed)."""
+    if isinstance(data, bytes):
+        return data
+    path = Path(data)
+    read = path.read_bytes()
+    path.unlink()
+    return read
 
 
 _SPILLING = threading.Lock()
@@ -534,10 +550,7 @@ def encoded_rows(path: Path, sha256: str, lines: LineSet | None, attempts: dict[
         if isinstance(result, dict):
             raise_fields(result)
         data, count, superseded = result
-        if isinstance(data, str):  # written to the spill folder: read once, then gone
-            spilled = Path(data)
-            data = spilled.read_bytes()
-            spilled.unlink()
+        data = taken_back(data)  # from the spill folder: read once, then gone
         stats.superseded += superseded
         if count:
             yield EncodedRecords(data, count)

@@ -49,7 +49,14 @@ from typing import Any
 
 import attrs
 
-from toolscore_export.parallel import CHUNK_BYTES, Chunk, EncodedRecords, Workers
+from toolscore_export.parallel import (
+    CHUNK_BYTES,
+    Chunk,
+    EncodedRecords,
+    Workers,
+    spill_result,
+    taken_back,
+)
 from toolscore_export.per_trace import (
     decoded_line,
     known_key,
@@ -65,6 +72,7 @@ from toolscore_export.sources import OTLP_FORMAT, calls_run
 MIN_BYTES = 1 << 20  # a smaller source is read in the driver: fewer traces than one job's worth of gain
 JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB of lines back
 JOB_BYTES = 4 << 20  # fewer traces per job when their lines are large
+JOB_SPILL_BYTES = 1 << 20  # a job's records this large wait in the spill folder, not in the driver (see job_records)
 MAX_REREAD = 3  # jobs reading more than this many times the file's bytes (traces spread wide): serial
 EDGE_MAX_BYTES = 64 << 10  # the longest line read past a stretch's edge (see _edge_spans): a small part of it
 #: Lines longer than EDGE_MAX_BYTES on average (a collector batching hundreds of spans a request): a stretch of
@@ -396,13 +404,23 @@ class TraceJob:
     start: int  # the first line whose ending traces are this job's
     carried: tuple[str, ...]  # trace ids in the range that end after it (a later job's), each once
     wanted: frozenset[str] | None = None  # when given, the job's traces are these (the rest: built already)
+    spill: str | None = None  # the pool's spill folder: records of JOB_SPILL_BYTES or more wait there (see job_records)
 
 
-def job_records(job: TraceJob) -> tuple[bytes, list[str]] | None:
+def job_records(job: TraceJob) -> tuple[bytes | str, list[str]] | None:
     """Second pass (in a worker): the encoded records of the job's traces and their trace ids, in the
-    serial order; None on any error (the serial path then raises it)."""
+    serial order; None on any error (the serial path then raises it). Records of
+    :data:`JOB_SPILL_BYTES` or more are written to ``job.spill`` and named instead
+    (``parallel.taken_back`` reads them).
+
+    Why: the pool takes each result into the driver as soon as a worker sends it, however many wait
+    for their turn. A job of a collector's long lines makes megabytes of records (1 GB of 7 MB lines:
+    about 6 MB a job), and four of them in flight were a third of the driver's peak memory."""
     try:
-        return _job_records(job)
+        data, keys = _job_records(job)
+        if job.spill is not None and len(data) >= JOB_SPILL_BYTES:
+            return spill_result(job.spill, data), keys
+        return data, keys
     except Exception:  # the serial path reads the file and words its error
         return None
 
@@ -602,12 +620,12 @@ def plan(lines: _Lines, file_size: int) -> Plan | None:
     return Plan(cuts, starts, [tuple(c) for c in carried], counts)
 
 
-def _jobs(path: Path, sha256: str, lines: _Lines, cuts: Plan) -> Iterator[TraceJob]:
+def _jobs(path: Path, sha256: str, lines: _Lines, cuts: Plan, spill: str | None) -> Iterator[TraceJob]:
     previous = -1
     for cut, low, carried in zip(cuts.cuts, cuts.starts, cuts.carried, strict=True):
         yield TraceJob(path=str(path), sha256=sha256, first=lines.numbers[low], offset=lines.offsets[low],
                        size=lines.ends[cut] - lines.offsets[low], order=lines.orders[low],
-                       start=lines.numbers[previous + 1], carried=carried)
+                       start=lines.numbers[previous + 1], carried=carried, spill=spill)
         previous = cut
 
 
@@ -667,11 +685,11 @@ def _planned_records(path: Path, sha256: str, workers: Workers, run_ids: RunIds,
     prefix = f"{path.name}#"
     previous = -1
     run_ids.add_traces(prefix, lines.bounds, compact=lines.compact)
-    results = workers.ordered(job_records, _jobs(path, sha256, lines, cuts))
+    results = workers.ordered(job_records, _jobs(path, sha256, lines, cuts, getattr(workers, "spill", None)))
     for cut, count, result in zip(cuts.cuts, cuts.counts, results, strict=True):
         if result is None:
             return done
-        data, keys = result
+        data, keys = taken_back(result[0]), result[1]
         if not run_ids.isdisjoint(prefix + key for key in keys):
             return done
         if not _taken(lines.bounds, [compact_key(key) for key in keys] if lines.compact else keys, count, previous,
