@@ -433,7 +433,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     context = current_context()
     otel, spans = otel_modules()
     path = Path(job.path)
-    carried = set(job.carried)
+    carried, wanted = set(job.carried), job.wanted
     gathered: dict[str, list[tuple[Any, int]]] = {}  # trace id -> (raw span, order)
     last: dict[str, int] = {}  # trace id -> the line of its last span in the range
     ending: list[tuple[int, tuple[str, ...]]] = []  # from line ``start``: each line's trace ids in first order
@@ -447,13 +447,16 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
         if not body or body.isspace():
             continue
         where, request = decoded_line(path, number, body, spans)
+        lines[index] = raw = body = b""  # a collector's line can be megabytes: each is let go once read
         seen: dict[str, None] = {}
         for span_where, span in spans.iter_raw_spans(request, where):
             key = known_key(span, known, spans, span_where)
             seen[key] = None
-            gathered.setdefault(key, []).append((span, order))
+            if key not in carried and (wanted is None or key in wanted):  # others' spans are let go with the line
+                gathered.setdefault(key, []).append((span, order))
             last[key] = number
             order += 1
+        del request
         if number >= job.start:
             ending.append((number, tuple(seen)))
     adapter = otel.OtelAdapter()
@@ -462,7 +465,7 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     keys: list[str] = []
     for number, seen_keys in ending:
         for key in seen_keys:
-            if last[key] != number or key in carried or (job.wanted is not None and key not in job.wanted):
+            if last[key] != number or key in carried or (wanted is not None and key not in wanted):
                 continue
             # (an error has no place here: the job gives None, and the serial path words it with its places)
             out.append(_trace_line(key, gathered.pop(key), adapter, otel, spans, source, context, record_line))
