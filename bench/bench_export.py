@@ -130,6 +130,13 @@ def main() -> None:
 
     from toolscore_export import export_runs
 
+    try:  # as `toolscore export` pads its own heap (its workers pad theirs in any case)
+        from toolscore_export.heap_pad import pad_the_heap
+    except ImportError:  # a tree from before heap_pad (an A/B base)
+        pass
+    else:
+        pad_the_heap()
+
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         out = Path(tmp) / "records.jsonl"
         if opts.otlp_traces:

@@ -85,6 +85,7 @@ def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, go
     """
     from toolscore_core.cli import App
     from toolscore_export.export import export_runs
+    from toolscore_export.heap_pad import pad_the_heap
 
     app = ctx.ensure_object(App)
 
@@ -92,6 +93,7 @@ def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, go
         click.echo(f"toolscore: warning: {line.describe()}", err=True)
 
     options = _send_options(fmt, endpoint, otlp_protocol, headers, timeout)
+    pad_the_heap()  # this process ends with the export: its heap may keep its buffers too (see heap_pad)
     result = export_runs(sources, output, fmt=fmt, gold=gold, trace_format=trace_format,
                          pm=app.pm, on_torn=torn, workers=workers, per_trace=per_trace, **options)
     click.echo(f"{result.records} record(s) written to {result.output}; manifest {result.manifest_file}")

@@ -294,13 +294,15 @@ _SPILLING = threading.Lock()
 
 
 def _start_worker(parent: int, spill: str, context: Any) -> None:
-    """A worker's start: quiet (:func:`_quiet_worker`), and told how trace files are read
-    (``context``: inherited by the fork, never pickled)."""
+    """A worker's start: quiet (:func:`_quiet_worker`), told how trace files are read
+    (``context``: inherited by the fork, never pickled), its heap padded (``heap_pad``)."""
+    from toolscore_export.heap_pad import pad_the_heap
     from toolscore_export.trace_batches import set_context
 
     _quiet_worker(parent, spill)
     set_context(context)
     _fewer_collections()
+    pad_the_heap()
 
 
 def _fewer_collections() -> None:
