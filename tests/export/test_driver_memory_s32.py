@@ -87,3 +87,32 @@ def test_the_traces_a_job_carries_are_numbers_in_the_plan_and_texts_in_the_job(t
     assert planned["given"] == [None]  # every record from the workers
     assert len(planned["carried"]) >= 100 and all(type(key) is int for key in planned["carried"])
     assert planned["sent"] == [f"{key:032x}" for key in planned["carried"]]
+
+
+def test_the_trace_readers_are_imported_before_the_workers_fork():
+    """So the workers share them (each imported its own before: 2.5 MiB of a worker's memory); without the
+    otel adapter nothing is imported, and reading the source raises its usual error later (a fresh
+    interpreter for each, so that the modules are not imported already)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from toolscore_export import per_trace, sources\n"
+        "if sys.argv[1] == 'missing':\n"
+        "    from toolscore_core import InputError\n"
+        "    def missing():\n"
+        "        raise InputError('--per-trace needs the otel adapter, which is not installed')\n"
+        "    per_trace.otel_modules = missing\n"
+        "before = 'toolscore_export.plain_trace' in sys.modules\n"
+        "sources._import_trace_readers()\n"
+        "print(before, 'toolscore_export.plain_trace' in sys.modules,"
+        " 'toolscore_adapters.protocols.otel_calls' in sys.modules)\n"
+    )
+
+    def imported(mode: str) -> str:
+        return subprocess.run([sys.executable, "-c", probe, mode], capture_output=True, text=True, check=True,
+                              timeout=120).stdout.strip()
+
+    assert imported("installed") == "False True True"
+    assert imported("missing") == "False False False"

@@ -988,12 +988,17 @@ def _import_trace_readers() -> None:
     """Import what the workers read OTLP traces with before they are forked, so they share it.
 
     Why: imported in each worker instead, the adapters' span readers and the record builder were
-    about 2.5 MiB of each worker's own memory (1 GB of OTLP traces: 15 MiB of each worker's PSS)."""
+    about 2.5 MiB of each worker's own memory (1 GB of OTLP traces: 15 MiB of each worker's PSS).
+    Without the otel adapter nothing is imported here: reading the source says so, as ever."""
+    from toolscore_core import InputError
     from toolscore_core.kernel import readlimits  # noqa: F401 (imported to be shared)
-    from toolscore_export import per_trace_pool, plain_trace  # noqa: F401
     from toolscore_export.per_trace import otel_modules
 
-    otel_modules()
+    try:
+        otel_modules()
+        from toolscore_export import per_trace_pool, plain_trace  # noqa: F401
+    except (ImportError, InputError):
+        return
 
 
 __all__ = ["RECEIPT", "RUN_ROW", "TRACE", "LatestRows", "SourceStats", "Sources", "detect_kind", "evaluation_summary",
