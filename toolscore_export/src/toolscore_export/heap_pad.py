@@ -8,7 +8,8 @@ take it again, page by page, each page a fault the kernel zeroes. On 100,000 run
 190,000-330,000 page faults and 1.1-1.6 s of system time in 11-12 s of CPU; with the heap's
 top padded by 4 MiB, 16,500 faults and 0.6 s, and 5-13% less wall time. The peak memory fell
 too, as freed memory is used again rather than fragmented: on 1 GB of OTLP traces the
-command's peak went from 81 to 77 MB, and a 16 MiB pad was no faster (``bench/RESULTS.md``).
+command's peak went from 81 to 77 MB, and a 16 MiB pad was no faster (``bench/RESULTS.md``;
+``bench/bench_heap_pad.py`` counts the faults of a worker's own work).
 
 Only glibc has this setting (``mallopt(M_TOP_PAD)``, as the ``MALLOC_TOP_PAD_`` environment
 variable sets it); elsewhere nothing is done. It is set in the worker processes, which exit with
