@@ -12,6 +12,7 @@ import pytest
 from toolscore_export import parallel as par
 from toolscore_export import per_trace_pool as pool
 
+from .test_per_trace_pool import outcomes  # noqa: F401 (fixture)
 from .test_per_trace_pool_long_lines_s30 import batched_file
 
 
@@ -45,13 +46,13 @@ def test_the_first_pass_keeps_offsets_past_4_gib_exactly():
 
 
 @pytest.fixture
-def planned(monkeypatch):
+def planned(monkeypatch, outcomes):  # noqa: F811 (the fixture imported above)
     monkeypatch.setattr(pool, "BUILT_MAX_BYTES", 0)  # the planned second pass
     monkeypatch.setattr(pool, "MIN_BYTES", 0)
     monkeypatch.setattr(par, "can_fork", lambda: True)
     monkeypatch.setattr(pool, "stretch_layout", lambda path: (60_000, 30_000))
-    seen: dict[str, list] = {"given": [], "carried": [], "sent": []}
-    plan, jobs, original = pool.plan, pool._jobs, pool.pooled_records
+    seen: dict[str, list] = {"given": outcomes, "carried": [], "sent": []}
+    plan, jobs = pool.plan, pool._jobs
 
     def recorded_plan(lines, size):
         made = plan(lines, size)
@@ -63,14 +64,8 @@ def planned(monkeypatch):
             seen["sent"] += job.carried
             yield job
 
-    def counted(*args):
-        result = yield from original(*args)
-        seen["given"].append(result)
-        return result
-
     monkeypatch.setattr(pool, "plan", recorded_plan)
     monkeypatch.setattr(pool, "_jobs", recorded_jobs)
-    monkeypatch.setattr(pool, "pooled_records", counted)
     return seen
 
 

@@ -17,7 +17,15 @@ from toolscore_export import parallel as par
 from toolscore_export import per_trace_pool as pool
 from toolscore_export.run_ids import GIVEN, RunIds, compact_key, spelled_key
 
-from .test_per_trace_pool import SPANS, collector_file, exported, line, same_as_serial, traced
+from .test_per_trace_pool import (  # noqa: F401
+    SPANS,
+    collector_file,
+    exported,
+    line,
+    outcomes,
+    same_as_serial,
+    traced,
+)
 
 
 def test_a_trace_id_of_32_lowercase_hex_digits_is_kept_as_its_number_and_spelled_back():
@@ -66,22 +74,14 @@ def test_run_ids_hold_texts_and_the_given_traces_of_a_source():
 
 
 @pytest.fixture
-def planned(monkeypatch):
-    """Every OTLP source takes the planned second pass (its first pass builds no record)."""
+def planned(monkeypatch, outcomes):  # noqa: F811 (the fixture imported above)
+    """Every OTLP source takes the planned second pass (its first pass builds no record); what each pooled
+    source came to (``outcomes``)."""
     monkeypatch.setattr(pool, "BUILT_MAX_BYTES", 0)
     monkeypatch.setattr(pool, "MIN_BYTES", 0)
     monkeypatch.setattr(pool, "JOB_TRACES", 3)
     monkeypatch.setattr(par, "can_fork", lambda: True)
-    given: list[int | None] = []
-    original = pool.pooled_records
-
-    def counted(*args):
-        result = yield from original(*args)
-        given.append(result)
-        return result
-
-    monkeypatch.setattr(pool, "pooled_records", counted)
-    return given
+    return outcomes
 
 
 def test_a_planned_source_keeps_its_trace_ids_as_numbers_and_marks_each_given(tmp_path, planned, monkeypatch):
