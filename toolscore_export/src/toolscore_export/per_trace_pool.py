@@ -64,6 +64,7 @@ from toolscore_export.per_trace import (
     plain_spans,
     trace_run_of,
 )
+from toolscore_export.plain_trace import PlainTrace, PlainTraceReader
 from toolscore_export.record import SourceRef
 from toolscore_export.run_ids import GIVEN, RunIds, compact_key, spelled_key
 from toolscore_export.run_span import RunSpans
@@ -126,12 +127,13 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
         return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
                      attempts={}).lines()
-    parsed: list[tuple[list[Any], list[str]]] | None = None if stretch.spill is None else []
+    parsed = None if stretch.spill is None else StretchTraces(_streamed())
     facts = _line_facts(lines, start, 0, bom=start == 0, parsed=parsed)
     if facts is None:
         return None
     if parsed is None:
         return facts, len(lines)
+    parsed.lines, parsed.numbers, parsed.bom = lines, facts[0], start == 0
     return facts, len(lines), _built(parsed, stretch, _edge_spans(after), set(_edge_spans(before)[1]))
 
 
@@ -178,8 +180,7 @@ def _edge_spans(line: bytes) -> tuple[list[Any], list[str]]:
 Built = tuple[str, int, int, int, "array[int]", list[tuple[str, int]]]
 
 
-def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
-           after: tuple[list[Any], list[str]], before: set[str]) -> Built:
+def _built(parsed: StretchTraces, stretch: Stretch, after: tuple[list[Any], list[str]], before: set[str]) -> Built:
     """The records of the traces seen in a stretch, added to the worker's file in ``stretch.spill``
     (:func:`_spill_file`), with the keys of every trace seen there, in the serial order (by the line of
     the trace's last span in the stretch, then its first span on that line: for a trace with no span in
@@ -202,23 +203,10 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
     from toolscore_export.sources import TRACE
     from toolscore_export.trace_batches import current_context
 
-    gathered: dict[str, list[tuple[Any, int]]] = {}
-    last: dict[str, int] = {}
-    order = 0
-    for index, (raws, keys) in enumerate(parsed):
-        for span, key in zip(raws, keys, strict=True):
-            found = gathered.get(key)
-            if found is None:
-                found = gathered[key] = []
-            found.append((span, order))
-            last[key] = index
-            order += 1
-    serial = [key for index, (_, keys) in enumerate(parsed) for key in dict.fromkeys(keys) if last[key] == index]
-    ahead = dict.fromkeys(key for key in after[1] if key in gathered and key not in before)  # else: never whole
-    for span, key in zip(*after, strict=True):
-        if key in gathered:
-            gathered[key].append((span, order))
-        order += 1
+    last = parsed.last
+    serial = [key for index, keys in enumerate(parsed.line_keys) for key in dict.fromkeys(keys) if last[key] == index]
+    ahead = dict.fromkeys(key for key in after[1] if parsed.holds(key) and key not in before)  # else: never whole
+    parsed.add_after(*after)
     context = current_context()
     otel, spans = otel_modules()
     adapter = otel.OtelAdapter()
@@ -226,10 +214,18 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
     out: list[bytes] = []
     lengths = array("Q")
     skipped = before.union(ahead)  # traces crossing the stretch's edges: none has its record among these
+
+    def trace_line(key: str) -> bytes:
+        if parsed.streamed:
+            plain = _plain.result_of(parsed.readers[key])
+            if plain is not None:
+                return _plain_line(key, plain, adapter, source, record_line)
+            return adapter_line(key, parsed.spans_of(key), adapter, otel, spans, source, context, record_line)
+        return _trace_line(key, parsed.gathered[key], adapter, otel, spans, source, context, record_line)
+
     for key in serial:
         try:
-            line = b"" if key in skipped else _trace_line(key, gathered[key], adapter, otel, spans, source, context,
-                                                          record_line)
+            line = b"" if key in skipped else trace_line(key)
         except Exception:  # the second pass builds it again and raises the error, with its places
             line = b""
         out.append(line)
@@ -239,7 +235,7 @@ def _built(parsed: list[tuple[list[Any], list[str]]], stretch: Stretch,
     built_ahead: list[tuple[str, int]] = []
     for key in ahead:
         try:
-            line = _trace_line(key, gathered[key], adapter, otel, spans, source, context, record_line)
+            line = trace_line(key)
         except Exception:  # its job makes it, and raises the error
             continue
         built_ahead.append((key, len(line)))
@@ -273,11 +269,16 @@ def _trace_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any,
     if context.gold is None and _plain.worth_trying():
         plain = _plain.read(found, key)
         if plain is not None:
-            calls, final_answer, span_id = plain
-            made: bytes = record_line(calls_run(calls, final_answer, adapter.name == OTLP_FORMAT, source,
-                                                run_id=f"{source.name}#{key}", trace_id=key, span_id=span_id))
-            return made
+            return _plain_line(key, plain, adapter, source, record_line)
     return adapter_line(key, found, adapter, otel, spans, source, context, record_line)
+
+
+def _plain_line(key: str, plain: PlainTrace, adapter: Any, source: SourceRef, record_line: Any) -> bytes:
+    """The record line of a trace the plain reader read (see :func:`_trace_line`)."""
+    calls, final_answer, span_id = plain
+    made: bytes = record_line(calls_run(calls, final_answer, adapter.name == OTLP_FORMAT, source,
+                                        run_id=f"{source.name}#{key}", trace_id=key, span_id=span_id))
+    return made
 
 
 def adapter_line(key: str, found: list[tuple[Any, int]], adapter: Any, otel: Any, spans: Any, source: SourceRef,
@@ -324,8 +325,116 @@ class _PlainReader:
         self.refused = 0 if plain is not None else self.refused + 1
         return plain
 
+    def result_of(self, reader: PlainTraceReader | None) -> PlainTrace | None:
+        """What a trace's streamed reader made of it (None: not plain), counted as :meth:`read` counts."""
+        plain = reader.result() if reader is not None else None
+        self.refused = 0 if plain is not None else self.refused + 1
+        return plain
+
 
 _plain = _PlainReader()  # one a process: a worker's traces are one source's
+
+
+def _streamed() -> bool:
+    """Whether a stretch's traces are read span by span as its lines are parsed (see :class:`StretchTraces`):
+    when the plain reader reads them (no ``--gold``: its score needs the adapter's Trace) and has not given up
+    on this source (then the stretch keeps its spans, and the reader is asked as :class:`_PlainReader` says)."""
+    from toolscore_export.trace_batches import current_context
+
+    return current_context().gold is None and _plain.refused < _PlainReader.GIVE_UP
+
+
+class StretchTraces:
+    """A stretch's spans by trace, gathered as :func:`_line_facts` parses each line (it calls :meth:`append`,
+    as it would a list's): read at once by a :class:`~toolscore_export.plain_trace.PlainTraceReader` a trace
+    when ``streamed``, else kept as they are.
+
+    Why at once: keeping a stretch's decoded lines (some 15 MB of small objects for a 1 MiB stretch) until
+    its last line is parsed made every one of them a cache miss three times: allocated, read and freed
+    cold. Read as each line is parsed and let go with it, a trace cost its worker about 30% less CPU on the
+    bench's traces (bench/RESULTS.md). A trace the reader turns down is read by the general path from its
+    lines parsed again (:meth:`spans_of`): the same spans, numbered the same."""
+
+    def __init__(self, streamed: bool) -> None:
+        self.streamed = streamed
+        self.line_keys: list[list[str]] = []  # each parsed line's spans' trace ids
+        self.line_orders: list[int] = []  # each parsed line's first span's number
+        self.last: dict[str, int] = {}  # each trace's last parsed line (an index of line_keys)
+        self.readers: dict[str, PlainTraceReader | None] = {}  # streamed: None once a trace is not plain
+        self.gathered: dict[str, list[tuple[Any, int]]] = {}  # not streamed: each trace's spans
+        self.order = 0
+        # set once every line is parsed, for spans_of: the stretch's lines, the index in them of each
+        # parsed line, whether the first is the file's first (its BOM dropped), and the line after
+        self.lines: list[bytes] = []
+        self.numbers: Any = ()
+        self.bom = False
+        self._after: tuple[list[Any], list[str]] = ([], [])
+        self._after_order = 0
+
+    def append(self, line: tuple[list[Any], list[str]]) -> None:
+        """One parsed line's raw spans and their trace ids."""
+        raws, keys = line
+        index = len(self.line_keys)
+        self.line_keys.append(keys)
+        self.line_orders.append(self.order)
+        last = self.last
+        for key in keys:
+            last[key] = index
+        self._add(raws, keys)
+
+    def holds(self, key: str) -> bool:
+        return key in self.last
+
+    def add_after(self, raws: list[Any], keys: list[str]) -> None:
+        """The spans of the line after the stretch, to the traces the stretch holds (see ``_edge_spans``)."""
+        self._after, self._after_order = (raws, keys), self.order
+        self._add(raws, keys, known_only=True)
+
+    def _add(self, raws: list[Any], keys: list[str], *, known_only: bool = False) -> None:
+        order = self.order
+        if self.streamed:
+            readers = self.readers
+            for span, key in zip(raws, keys, strict=True):
+                if key in readers:
+                    reader = readers[key]
+                    if reader is not None and not reader.add(span, order):
+                        readers[key] = None
+                elif not known_only:
+                    reader = readers[key] = PlainTraceReader.for_trace(key)
+                    if reader is not None and not reader.add(span, order):
+                        readers[key] = None
+                order += 1
+        else:
+            gathered = self.gathered
+            for span, key in zip(raws, keys, strict=True):
+                found = gathered.get(key)
+                if found is None:
+                    if known_only:
+                        order += 1
+                        continue
+                    found = gathered[key] = []
+                found.append((span, order))
+                order += 1
+        self.order = order
+
+    def spans_of(self, key: str) -> list[tuple[Any, int]]:
+        """Trace ``key``'s raw spans and their numbers, as a stretch that kept them would hold them: its
+        lines parsed again as :func:`_line_facts` parsed them, and the line after's spans."""
+        found: list[tuple[Any, int]] = []
+        for index, keys in enumerate(self.line_keys):
+            if key not in keys:
+                continue
+            number = self.numbers[index]
+            again: list[tuple[list[Any], list[str]]] = []
+            if _line_facts([self.lines[number]], 0, number, bom=self.bom and number == 0, parsed=again) is None:
+                raise ValueError("a line read before is refused now")  # never: the same bytes, the same reader
+            raws, keys_again = again[0]
+            found += [(span, order) for order, (span, at) in enumerate(zip(raws, keys_again, strict=True),
+                                                                       self.line_orders[index]) if at == key]
+        raws, keys = self._after
+        found += [(span, order) for order, (span, at) in enumerate(zip(raws, keys, strict=True), self._after_order)
+                  if at == key]
+        return found
 
 
 def _line_start(handle: Any, at: int) -> int:
@@ -344,7 +453,7 @@ def _line_start(handle: Any, at: int) -> int:
 
 
 def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
-                parsed: list[tuple[list[Any], list[str]]] | None = None) -> ChunkFacts | None:
+                parsed: list[tuple[list[Any], list[str]]] | StretchTraces | None = None) -> ChunkFacts | None:
     """The :data:`ChunkFacts` of ``lines`` (each with its newline), the first at ``offset`` and numbered
     ``first`` (a byte-order mark dropped from it when ``bom``: it is the file's first line); each non-blank
     line's raw spans and their trace ids appended to ``parsed`` when given (to build records from).

@@ -46,48 +46,86 @@ def plain_trace_calls(found: list[tuple[Any, int]], key: str) -> PlainTrace | No
     """``(calls, final answer, run span id)`` of one trace (``found``: its raw spans with their numbers in
     the file, in order; ``key``: its trace id as decoded), as ``sources.trace_calls``, the Trace and
     ``RunSpans.pick`` give them on the general path; None when the trace is not of the plain shape."""
-    if key == NO_TRACE_ID or not otel_calls.calls_as_drafts:
+    reader = PlainTraceReader.for_trace(key)
+    if reader is None:
         return None
-    try:
-        return _read(found, key)
-    except Exception:  # what the adapter would refuse, or read its own way: the general path says
-        return None
-
-
-def _read(found: list[tuple[Any, int]], key: str) -> PlainTrace | None:
-    key_values, convention_from, wanted = otel_spans.key_values, otel_calls.convention_from, otel.wanted
-    run_spans = RunSpans()
-    add = run_spans.add
-    calls: list[Any] = []
-    answers: Any = None  # otel.SpanAnswers, made for the first span that carries messages
     for raw, order in found:
-        if type(raw) is not dict:
+        if not reader.add(raw, order):
             return None
+    return reader.result()
+
+
+class PlainTraceReader:
+    """One trace read span by span, in the file's order: :func:`plain_trace_calls` fed as the spans come.
+
+    Why span by span: a worker that reads a trace's spans as soon as each line is parsed can let the
+    line's decoded JSON go at once, where gathering a whole stretch's spans first kept some 15 MB of
+    them alive: allocated cold, read back cold and freed cold, which cost more than the parse itself
+    (bench/RESULTS.md). What a reader keeps is what the record needs: the calls, the answers and the
+    run span's candidates. After ``add`` returns False the trace is not plain, and the reader is done
+    (the caller reads the trace by the general path)."""
+
+    __slots__ = ("_answers", "_calls", "_key", "_run_spans")
+
+    def __init__(self, key: str) -> None:
+        self._key = key
+        self._run_spans = RunSpans()
+        self._calls: list[Any] = []
+        self._answers: Any = None  # otel.SpanAnswers, made for the first span that carries messages
+
+    @classmethod
+    def for_trace(cls, key: str) -> PlainTraceReader | None:
+        """A reader for trace ``key``; None when no trace of that id can be plain."""
+        if key == NO_TRACE_ID or not otel_calls.calls_as_drafts:
+            return None
+        return cls(key)
+
+    def add(self, raw: Any, order: int) -> bool:
+        """Read the trace's next span (``order``: its number); False when it is not of the plain shape
+        (or the adapter would refuse it: the general path says how)."""
+        try:
+            return self._add(raw, order)
+        except Exception:  # what the adapter would refuse, or read its own way: the general path says
+            return False
+
+    def _add(self, raw: Any, order: int) -> bool:
+        if type(raw) is not dict:
+            return False
         name = raw.get("name")
         if type(name) is not str or not name:
-            return None
-        attributes = key_values(raw.get("attributes"), "", ".attributes")
-        add(raw, key, attributes)
-        convention = convention_from(name, attributes)
-        if convention is None and not wanted(name, attributes):
-            continue  # a span the adapter does not decode past its attributes
+            return False
+        key = self._key
+        attributes = otel_spans.key_values(raw.get("attributes"), "", ".attributes")
+        self._run_spans.add(raw, key, attributes)
+        convention = otel_calls.convention_from(name, attributes)
+        if convention is None and not otel.wanted(name, attributes):
+            return True  # a span the adapter does not decode past its attributes
         fields = _span_fields(raw, key)
         if fields is None:
-            return None  # events: the general path reads them
+            return False  # events: the general path reads them
         if convention is None:  # an answer, or messages: as the adapter's _trace reads them
-            if answers is None:
-                answers = otel.SpanAnswers()
-            answers.add(attributes, fields[6] or fields[5] or 0, order)
-            continue
+            if self._answers is None:
+                self._answers = otel.SpanAnswers()
+            self._answers.add(attributes, fields[6] or fields[5] or 0, order)
+            return True
         call = _call(attributes, convention, order, fields)
         if call is None:
+            return False
+        self._calls.append(call)
+        return True
+
+    def result(self) -> PlainTrace | None:
+        """The trace's ``(calls, final answer, run span id)`` once every span is added; None when the
+        adapter would refuse it."""
+        try:
+            calls, final, answers = self._calls, None, self._answers
+            if answers is not None:
+                calls = calls + answers.unexecuted(calls)
+                final = answers.text()
+            return ([_call_dict(call.fields) for call in otel_calls.merged_in_order(calls)], final,
+                    self._run_spans.pick())
+        except Exception:  # as in add
             return None
-        calls.append(call)
-    final = None
-    if answers is not None:
-        calls += answers.unexecuted(calls)
-        final = answers.text()
-    return [_call_dict(call.fields) for call in otel_calls.merged_in_order(calls)], final, run_spans.pick()
 
 
 #: What :func:`_span_fields` decodes of a span: its status code and message, ids, start and end.
@@ -193,4 +231,4 @@ def _call_dict(fields: list[Any]) -> dict[str, Any]:
             "deny_reason": denied_reason, "span_id": metadata.get("span_id"), "trace_id": metadata.get("trace_id")}
 
 
-__all__ = ["plain_trace_calls"]
+__all__ = ["PlainTraceReader", "plain_trace_calls"]
