@@ -681,9 +681,10 @@ def stretch_layout(path: Path) -> tuple[int, int]:
     (its spans are on two lines), no edge line short enough to read, and every trace a job of
     the second pass, which read the file twice more (20,000 traces, 67 MB, 100 traces a line:
     134 jobs, 95 MB read again). A stretch of several lines is crossed by its edge traces
-    alone, and those are built ahead from the line past its end. Its parsed lines stay in the
-    worker while it builds their records, about 5.5 times their size: 22 MB for a stretch at the
-    bound, and as much again for its two edge lines at most."""
+    alone, and those are built ahead from the line past its end. A stretch whose spans are kept
+    (see :class:`StretchTraces`) holds its parsed lines while it builds their records, about 5.5
+    times their size: 22 MB for a stretch at the bound, and as much again for its two edge lines
+    at most; read as they are parsed, a line's parse goes before the next is read."""
     with path.open("rb") as handle:
         head = handle.read(1 << 20)
     typical = len(head) // max(1, head.count(b"\n"))
