@@ -349,10 +349,10 @@ class StretchTraces:
     as it would a list's): read at once by a :class:`~toolscore_export.plain_trace.PlainTraceReader` a trace
     when ``streamed``, else kept as they are.
 
-    Why at once: keeping a stretch's decoded lines (some 15 MB of small objects for a 1 MiB stretch) until
-    its last line is parsed made every one of them a cache miss three times: allocated, read and freed
-    cold. Read as each line is parsed and let go with it, a trace cost its worker about 30% less CPU on the
-    bench's traces (bench/RESULTS.md). A trace the reader turns down is read by the general path from its
+    Why at once: keeping a stretch's decoded lines (some 7 MB of small objects for a 1 MiB stretch) until
+    its last line is parsed made each of them a cache miss three times: allocated, read and freed cold.
+    Read as each line is parsed and let go with it, a trace costs its worker 12-20% less CPU on the bench's
+    traces (bench/bench_stretch_reading.py). A trace the reader turns down is read by the general path from its
     lines parsed again (:meth:`spans_of`): the same spans, numbered the same."""
 
     def __init__(self, streamed: bool) -> None:
