@@ -22,6 +22,8 @@ from toolscore_export.trace_batches import TraceContext, set_context
 
 from .test_plain_trace_s30 import plain_traces, random_traces
 
+OTLP_FILE = Path(__file__).resolve().parents[2] / "tests" / "adapters" / "fixtures" / "otel" / "mcp_spans.json"
+
 
 def _collector_file(path: Path, seeds: range) -> Path:
     """JSON Lines of export requests: the traces of each seed, random and plain by turns, spread over one to
@@ -112,9 +114,10 @@ def test_a_streamed_stretch_builds_what_a_kept_one_did(tmp_path: Path, monkeypat
     assert len(reparsed) > 10  # turned down by the reader: read again by the general path
 
 
-def test_spans_of_gives_a_trace_the_spans_and_numbers_a_kept_stretch_holds(tmp_path: Path, context: Any) -> None:
-    """``spans_of`` (the lines parsed again, and the line after) against the spans a kept stretch gathered
-    for each trace: the same spans in the same order with the same numbers, after the line past the end too."""
+def test_a_turned_down_trace_has_the_spans_and_numbers_a_kept_stretch_holds(tmp_path: Path, context: Any) -> None:
+    """``spans_of`` (the lines before the trace was turned down parsed again, then the spans kept from there,
+    the line past the edge's too) and the traces kept whole, against the spans a kept stretch gathered: the
+    same spans in the same order with the same numbers."""
     source = _collector_file(tmp_path / "collector.jsonl", range(710_000, 710_120))
     lines = source.read_bytes().splitlines(keepends=True)
     body, after = lines[:-1], lines[-1]
@@ -127,13 +130,40 @@ def test_spans_of_gives_a_trace_the_spans_and_numbers_a_kept_stretch_holds(tmp_p
         traces.add_after(*pool._edge_spans(after))
         gathered.append(traces)
     now, kept = gathered
-    assert set(now.readers) == set(kept.gathered) and len(kept.gathered) > 50
+    assert set(now.readers) | set(now.gathered) == set(kept.gathered) and len(kept.gathered) > 50
     crossing = [key for key in kept.gathered if key in pool._edge_spans(after)[1]]
     assert crossing  # a trace with spans on the line after: its spans there count too
-    for key, found in kept.gathered.items():
-        assert now.spans_of(key) == found, key
-    assert any(reader is None for reader in now.readers.values())  # some the reader turned down as it read
+    turned_down = [key for key, reader in now.readers.items() if reader is None]
+    for key in turned_down:
+        assert now.spans_of(key) == kept.gathered[key], key
+    for key in set(now.gathered) - set(now.readers):
+        assert now.gathered[key] == kept.gathered[key], key
+    assert len(turned_down) > 5 and now._again  # and some of them had spans on lines parsed again
     assert any(reader is not None for reader in now.readers.values())
+
+
+def test_a_stretch_mostly_turned_down_keeps_the_spans_of_the_traces_after(tmp_path: Path, context: Any) -> None:
+    """Past ``GIVE_UP`` traces turned down, most of those seen, a stretch's new traces keep their spans (no
+    reader), and no line is parsed again for a trace turned down at its first span."""
+    request = json.loads(OTLP_FILE.read_text(encoding="utf-8"))
+    spans = [span for resource in request["resourceSpans"] for scope in resource["scopeSpans"]
+             for span in scope["spans"]]
+    line = []
+    for number in range(40):  # every span with an event: the reader turns each trace down at its first tool span
+        for span in spans:
+            line.append(dict(span, traceId=f"{number + 1:032x}", events=[{"name": "log", "attributes": []}]))
+    body = [(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": line[i:i + 60]}]}]}) + "\n").encode()
+            for i in range(0, len(line), 60)]
+    traces = pool.StretchTraces(True)
+    facts = pool._line_facts(body, 0, 0, bom=False, parsed=traces)
+    assert facts is not None
+    traces.lines, traces.numbers = body, facts[0]
+    turned_down = [key for key, reader in traces.readers.items() if reader is None]
+    assert len(turned_down) == len(traces.readers) >= pool._PlainReader.GIVE_UP
+    assert len(traces.gathered) == 40 and len(traces.readers) < 40
+    for key in turned_down:
+        assert [order for _, order in traces.spans_of(key)] == [order for _, order in traces.gathered[key]]
+    assert not traces._again  # each turned down on the line it starts on
 
 
 def test_a_reader_that_keeps_refusing_leaves_the_next_stretches_their_spans(tmp_path: Path, context: Any) -> None:

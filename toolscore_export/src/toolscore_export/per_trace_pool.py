@@ -216,7 +216,7 @@ def _built(parsed: StretchTraces, stretch: Stretch, after: tuple[list[Any], list
     skipped = before.union(ahead)  # traces crossing the stretch's edges: none has its record among these
 
     def trace_line(key: str) -> bytes:
-        if parsed.streamed:
+        if parsed.streamed and key in parsed.readers:
             plain = _plain.result_of(parsed.readers[key])
             if plain is not None:
                 return _plain_line(key, plain, adapter, source, record_line)
@@ -352,24 +352,34 @@ class StretchTraces:
     Why at once: keeping a stretch's decoded lines (some 7 MB of small objects for a 1 MiB stretch) until
     its last line is parsed made each of them a cache miss three times: allocated, read and freed cold.
     Read as each line is parsed and let go with it, a trace costs its worker 12-20% less CPU on the bench's
-    traces (bench/bench_stretch_reading.py). A trace the reader turns down is read by the general path from its
-    lines parsed again (:meth:`spans_of`): the same spans, numbered the same."""
+    traces (bench/bench_stretch_reading.py).
+
+    A trace the reader turns down keeps its spans from there on, for the general path (the same spans,
+    numbered the same); those it had on earlier lines are read from those lines parsed again
+    (:meth:`spans_of`), each line once at most. Once most of a stretch's traces have been turned down (at
+    least :data:`_PlainReader.GIVE_UP`), the traces it meets after that keep all their spans, as in a kept
+    stretch: a source the reader does not read (spans with events, say) costs about what it did."""
 
     def __init__(self, streamed: bool) -> None:
         self.streamed = streamed
         self.line_keys: list[list[str]] = []  # each parsed line's spans' trace ids
         self.line_orders: list[int] = []  # each parsed line's first span's number
         self.last: dict[str, int] = {}  # each trace's last parsed line (an index of line_keys)
-        self.readers: dict[str, PlainTraceReader | None] = {}  # streamed: None once a trace is not plain
-        self.gathered: dict[str, list[tuple[Any, int]]] = {}  # not streamed: each trace's spans
+        self.readers: dict[str, PlainTraceReader | None] = {}  # streamed: None once a trace is turned down
+        # each trace's spans: when not streamed, every trace's; streamed, a turned-down trace's from the
+        # line it was turned down on (see _kept_from), and all the spans of a trace first seen after
+        # most of the stretch's were turned down (it has no reader)
+        self.gathered: dict[str, list[tuple[Any, int]]] = {}
+        self._kept_from: dict[str, int] = {}  # streamed: a turned-down trace's first line in gathered
+        self._refused = 0  # streamed: the traces turned down so far
         self.order = 0
         # set once every line is parsed, for spans_of: the stretch's lines, the index in them of each
-        # parsed line, whether the first is the file's first (its BOM dropped), and the line after
+        # parsed line, and whether the first is the file's first (its BOM dropped)
         self.lines: list[bytes] = []
         self.numbers: Any = ()
         self.bom = False
-        self._after: tuple[list[Any], list[str]] = ([], [])
-        self._after_order = 0
+        self._lines_of: dict[str, list[int]] | None = None  # for spans_of: each trace's lines
+        self._again: dict[int, tuple[list[Any], list[str]]] = {}  # for spans_of: the lines parsed again
 
     def append(self, line: tuple[list[Any], list[str]]) -> None:
         """One parsed line's raw spans and their trace ids."""
@@ -387,22 +397,28 @@ class StretchTraces:
 
     def add_after(self, raws: list[Any], keys: list[str]) -> None:
         """The spans of the line after the stretch, to the traces the stretch holds (see ``_edge_spans``)."""
-        self._after, self._after_order = (raws, keys), self.order
         self._add(raws, keys, known_only=True)
 
     def _add(self, raws: list[Any], keys: list[str], *, known_only: bool = False) -> None:
         order = self.order
         if self.streamed:
-            readers = self.readers
+            readers, gathered = self.readers, self.gathered
             for span, key in zip(raws, keys, strict=True):
                 if key in readers:
                     reader = readers[key]
-                    if reader is not None and not reader.add(span, order):
-                        readers[key] = None
+                    if reader is None:
+                        gathered[key].append((span, order))
+                    elif not reader.add(span, order):
+                        self._turned_down(key, raws, keys, order)
+                elif key in gathered:
+                    gathered[key].append((span, order))
                 elif not known_only:
-                    reader = readers[key] = PlainTraceReader.for_trace(key)
-                    if reader is not None and not reader.add(span, order):
-                        readers[key] = None
+                    if self._refused >= _PlainReader.GIVE_UP and 2 * self._refused > len(readers):
+                        gathered[key] = [(span, order)]  # mostly turned down here: new traces keep their spans
+                    else:
+                        reader = readers[key] = PlainTraceReader.for_trace(key)
+                        if reader is None or not reader.add(span, order):
+                            self._turned_down(key, raws, keys, order)
                 order += 1
         else:
             gathered = self.gathered
@@ -417,24 +433,44 @@ class StretchTraces:
                 order += 1
         self.order = order
 
+    def _turned_down(self, key: str, raws: list[Any], keys: list[str], order: int) -> None:
+        """Trace ``key`` is not plain (its span numbered ``order``, on the line of ``raws`` and ``keys``, said
+        so): its spans on this line so far, that one included, are kept, and the rest as they come."""
+        first = self.order  # the line's first span's number
+        self.readers[key] = None
+        self._refused += 1
+        self._kept_from[key] = self._line_index(keys)
+        self.gathered[key] = [(raws[at], first + at) for at in range(order - first + 1) if keys[at] == key]
+
+    def _line_index(self, keys: list[str]) -> int:
+        """The index of the line being added (of ``line_keys``; the line after the stretch: one past them)."""
+        return len(self.line_keys) - 1 if self.line_keys and self.line_keys[-1] is keys else len(self.line_keys)
+
     def spans_of(self, key: str) -> list[tuple[Any, int]]:
-        """Trace ``key``'s raw spans and their numbers, as a stretch that kept them would hold them: its
-        lines parsed again as :func:`_line_facts` parsed them, and the line after's spans."""
+        """A turned-down trace's raw spans and their numbers, as a stretch that kept them would hold them:
+        those on the lines before it was turned down (parsed again as :func:`_line_facts` parsed them, each
+        line once at most), then those kept from there on."""
+        if self._lines_of is None:  # each trace's lines, worked out once a stretch (when one is turned down)
+            self._lines_of = {}
+            for index, keys in enumerate(self.line_keys):
+                for seen in dict.fromkeys(keys):
+                    self._lines_of.setdefault(seen, []).append(index)
         found: list[tuple[Any, int]] = []
-        for index, keys in enumerate(self.line_keys):
-            if key not in keys:
-                continue
-            number = self.numbers[index]
-            again: list[tuple[list[Any], list[str]]] = []
-            if _line_facts([self.lines[number]], 0, number, bom=self.bom and number == 0, parsed=again) is None:
-                raise ValueError("a line read before is refused now")  # never: the same bytes, the same reader
-            raws, keys_again = again[0]
+        before = self._kept_from[key]
+        for index in self._lines_of.get(key, ()):
+            if index >= before:
+                break
+            parsed = self._again.get(index)
+            if parsed is None:
+                number = self.numbers[index]
+                again: list[tuple[list[Any], list[str]]] = []
+                if _line_facts([self.lines[number]], 0, number, bom=self.bom and number == 0, parsed=again) is None:
+                    raise ValueError("a line read before is refused now")  # never: the same bytes, the same reader
+                parsed = self._again[index] = again[0]
+            raws, keys_again = parsed
             found += [(span, order) for order, (span, at) in enumerate(zip(raws, keys_again, strict=True),
                                                                        self.line_orders[index]) if at == key]
-        raws, keys = self._after
-        found += [(span, order) for order, (span, at) in enumerate(zip(raws, keys, strict=True), self._after_order)
-                  if at == key]
-        return found
+        return found + self.gathered[key]
 
 
 def _line_start(handle: Any, at: int) -> int:
