@@ -1,7 +1,7 @@
 """A first-pass stretch of OTLP traces read span by span as its lines are parsed, against the same
 stretch with its decoded lines kept until the last is parsed: CPU a trace, in one process.
 
-Run: .venv/bin/python bench/bench_stretch_reading.py [--traces 20000] [--rounds 4]
+Run: .venv/bin/python bench/bench_stretch_reading.py [--traces 20000] [--rounds 4] [--batch B] [--odd-every N]
 
 Why: `toolscore export --per-trace` builds a source's records in its workers' first pass, a
 1 MiB stretch of the file at a time (toolscore_export/per_trace_pool.py). Gathering a
@@ -11,6 +11,12 @@ small objects, allocated, read back and freed out of the cache. This times
 line, six spans and three calls each) both ways, alternating, with the workers' garbage
 collector settings and heap pad; and, for the effect alone, orjson parsing the same lines
 with each value let go at once, against 256 of them kept at a time.
+
+``--odd-every N`` gives every Nth trace's spans an event, which the plain reader turns down
+(the general path reads those traces: in a streamed stretch, from the spans kept once the trace
+is turned down and its earlier lines parsed again), and ``--batch B`` writes B traces a line
+(stretches of eight lines, as for a collector's batches). Each stretch is read as a worker's
+first, before the reader could give up on the source.
 """
 
 from __future__ import annotations
@@ -28,10 +34,28 @@ from bench_export import otlp_traces_file
 
 def stretches(path: Path, spill: str, pool: Any) -> None:
     size = path.stat().st_size
-    for offset in range(0, size, 1 << 20):
-        assert pool.stretch_keys(pool.Stretch(str(path), offset, min(1 << 20, size - offset), "0" * 64, spill))
+    step, edge = pool.stretch_layout(path)
+    for offset in range(0, size, step):
+        pool._plain.refused = 0  # each stretch as a worker's first
+        assert pool.stretch_keys(pool.Stretch(str(path), offset, min(step, size - offset), "0" * 64, spill, edge))
     for name in os.listdir(spill):
         os.unlink(os.path.join(spill, name))
+
+
+def with_events(path: Path, every: int) -> None:
+    """Every ``every``-th trace of ``path`` (by its trace id's number) with an event on each of its spans."""
+    import orjson
+
+    out = []
+    for line in path.read_bytes().splitlines():
+        request = orjson.loads(line)
+        for resource in request["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                for span in scope["spans"]:
+                    if int(span["traceId"], 16) % every == 0:
+                        span["events"] = [{"name": "log", "attributes": []}]
+        out.append(orjson.dumps(request) + b"\n")
+    path.write_bytes(b"".join(out))
 
 
 def parsed(lines: list[bytes], kept: int) -> None:
@@ -46,6 +70,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--traces", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--batch", type=int, default=1, help="traces a line (bench_export.py's --batch)")
+    parser.add_argument("--odd-every", type=int, default=0, help="every Nth trace's spans carry an event")
     opts = parser.parse_args()
 
     from toolscore_export import per_trace_pool as pool
@@ -61,12 +87,17 @@ def main() -> None:
         source = Path(tmp) / "traces.jsonl"
         trace = (Path(__file__).resolve().parents[1] / "tests" / "adapters" / "fixtures" / "otel"
                  / "mcp_spans.json").read_bytes()
-        otlp_traces_file(source, trace, opts.traces)
+        otlp_traces_file(source, trace, opts.traces, batch=opts.batch)
+        if opts.odd_every:
+            with_events(source, opts.odd_every)
         spill = os.path.join(tmp, "spill")
         os.mkdir(spill)
         lines = source.read_bytes().splitlines(keepends=True)
         stretches(source, spill, pool)  # imports, caches
-        print(f"{opts.traces:,} traces, {source.stat().st_size / 2**20:.1f} MiB, 1 MiB stretches; µs of CPU a trace")
+        step = pool.stretch_layout(source)[0]
+        print(f"{opts.traces:,} traces ({opts.batch} a line"
+              + (f", every {opts.odd_every}th with span events" if opts.odd_every else "")
+              + f"), {source.stat().st_size / 2**20:.1f} MiB, stretches of {step / 2**20:.2f} MiB; µs of CPU a trace")
         for round_ in range(opts.rounds):
             figures = []
             for name, way in (("kept", lambda: False), ("streamed", streamed)):

@@ -182,3 +182,42 @@ def test_a_reader_that_keeps_refusing_leaves_the_next_stretches_their_spans(tmp_
     assert pool._plain.refused == 0
     set_context(TraceContext(None, "gold.json", None))  # a gold scores each trace: the adapter's Trace
     assert not pool._streamed()
+
+
+def test_each_line_is_parsed_again_once_at_most(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                context: Any) -> None:
+    """Traces whose first span (plain) is on one line and their spans with events on the next: each is turned
+    down on the next line and needs its first span from the line before, which is parsed again once for all
+    the traces on it (not once a trace: a collector's line holds hundreds)."""
+    request = json.loads(OTLP_FILE.read_text(encoding="utf-8"))
+    spans = [span for resource in request["resourceSpans"] for scope in resource["scopeSpans"]
+             for span in scope["spans"]]
+
+    def trace(number: int) -> list[dict[str, Any]]:
+        return [dict(span, traceId=f"{number + 1:032x}", **({"events": [{"name": "log"}]} if at else {}))
+                for at, span in enumerate(spans)]
+
+    per_line, lines_count = 10, 6
+    body = []
+    for line in range(lines_count):
+        written = [span for n in range(per_line * (line - 1), per_line * line) if n >= 0 for span in trace(n)[1:]]
+        written += [trace(n)[0] for n in range(per_line * line, per_line * (line + 1))]
+        body.append((json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": written}]}]}) + "\n").encode())
+    traces = pool.StretchTraces(True)
+    facts = pool._line_facts(body, 0, 0, bom=False, parsed=traces)
+    assert facts is not None
+    traces.lines, traces.numbers = body, facts[0]
+    parses: list[int] = []
+    line_facts = pool._line_facts
+
+    def counted(lines: list[bytes], *args: Any, **kwargs: Any) -> Any:
+        parses.append(len(lines))
+        return line_facts(lines, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "_line_facts", counted)
+    turned_down = [key for key, reader in traces.readers.items() if reader is None]
+    assert len(turned_down) >= pool._PlainReader.GIVE_UP
+    for key in turned_down:
+        found = traces.spans_of(key)
+        assert [span.get("name") for span, _ in found] == [span["name"] for span in spans], key
+    assert 0 < len(parses) <= lines_count - 1  # the lines before the last, once each
