@@ -379,6 +379,7 @@ class StretchTraces:
         self.numbers: Any = ()
         self.bom = False
         self._lines_of: dict[str, list[int]] | None = None  # for spans_of: each trace's lines
+        self._positions: tuple[list[str], dict[str, list[int]]] | None = None  # a line's keys, each's places
         self._again: dict[int, tuple[list[Any], list[str]]] = {}  # for spans_of: the lines parsed again
 
     def append(self, line: tuple[list[Any], list[str]]) -> None:
@@ -409,7 +410,7 @@ class StretchTraces:
                     if reader is None:
                         gathered[key].append((span, order))
                     elif not reader.add(span, order):
-                        self._turned_down(key, raws, keys, order)
+                        self._turned_down(key, raws, keys, order)  # (its spans before, on this line too)
                 elif key in gathered:
                     gathered[key].append((span, order))
                 elif not known_only:
@@ -417,8 +418,11 @@ class StretchTraces:
                         gathered[key] = [(span, order)]  # mostly turned down here: new traces keep their spans
                     else:
                         reader = readers[key] = PlainTraceReader.for_trace(key)
-                        if reader is None or not reader.add(span, order):
-                            self._turned_down(key, raws, keys, order)
+                        if reader is None or not reader.add(span, order):  # at its first span
+                            readers[key] = None
+                            self._refused += 1
+                            self._kept_from[key] = self._line_index(keys)
+                            gathered[key] = [(span, order)]
                 order += 1
         else:
             gathered = self.gathered
@@ -435,12 +439,21 @@ class StretchTraces:
 
     def _turned_down(self, key: str, raws: list[Any], keys: list[str], order: int) -> None:
         """Trace ``key`` is not plain (its span numbered ``order``, on the line of ``raws`` and ``keys``, said
-        so): its spans on this line so far, that one included, are kept, and the rest as they come."""
+        so): its spans on this line so far, that one included, are kept, and the rest as they come.
+
+        Its spans on the line are found from the line's spans by trace, worked out once a line (a scan of
+        the line up to the span, a trace, cost a collector's line of 500 traces, half of them turned down,
+        some 20 us a trace)."""
         first = self.order  # the line's first span's number
         self.readers[key] = None
         self._refused += 1
         self._kept_from[key] = self._line_index(keys)
-        self.gathered[key] = [(raws[at], first + at) for at in range(order - first + 1) if keys[at] == key]
+        if self._positions is None or self._positions[0] is not keys:
+            positions: dict[str, list[int]] = {}
+            for at, seen in enumerate(keys):
+                positions.setdefault(seen, []).append(at)
+            self._positions = (keys, positions)
+        self.gathered[key] = [(raws[at], first + at) for at in self._positions[1][key] if first + at <= order]
 
     def _line_index(self, keys: list[str]) -> int:
         """The index of the line being added (of ``line_keys``; the line after the stretch: one past them)."""
