@@ -394,6 +394,7 @@ class StretchTraces:
         self._add(raws, keys)
 
     def holds(self, key: str) -> bool:
+        """Whether a span of trace ``key`` is on one of the stretch's lines."""
         return key in self.last
 
     def add_after(self, raws: list[Any], keys: list[str]) -> None:
@@ -441,9 +442,9 @@ class StretchTraces:
         """Trace ``key`` is not plain (its span numbered ``order``, on the line of ``raws`` and ``keys``, said
         so): its spans on this line so far, that one included, are kept, and the rest as they come.
 
-        Its spans on the line are found from the line's spans by trace, worked out once a line (a scan of
-        the line up to the span, a trace, cost a collector's line of 500 traces, half of them turned down,
-        some 20 us a trace)."""
+        Its spans on the line are found from the line's spans by trace, worked out once a line: a scan of
+        the line up to the span, a trace, would grow with the square of a collector's line (hundreds of
+        traces, any number of them turned down)."""
         first = self.order  # the line's first span's number
         self.readers[key] = None
         self._refused += 1
