@@ -349,7 +349,7 @@ class StretchTraces:
     as it would a list's): read at once by a :class:`~toolscore_export.plain_trace.PlainTraceReader` a trace
     when ``streamed``, else kept as they are.
 
-    Why at once: keeping a stretch's decoded lines (some 7 MB of small objects for a 1 MiB stretch) until
+    Why at once: keeping a stretch's decoded lines (some 3.5 MB of small objects for 512 KiB of JSON) until
     its last line is parsed made each of them a cache miss three times: allocated, read and freed cold.
     Read as each line is parsed and let go with it, a trace costs its worker 12-20% less CPU on the bench's
     traces (bench/bench_stretch_reading.py).

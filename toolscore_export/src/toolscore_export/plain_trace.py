@@ -59,7 +59,7 @@ class PlainTraceReader:
     """One trace read span by span, in the file's order: :func:`plain_trace_calls` fed as the spans come.
 
     Why span by span: a worker that reads a trace's spans as soon as each line is parsed can let the
-    line's decoded JSON go at once, where gathering a whole stretch's spans first kept some 7 MB of
+    line's decoded JSON go at once, where gathering a whole stretch's spans first kept some 3.5 MB of
     them alive: allocated cold, read back cold and freed cold, which cost more than the parse itself
     (bench/RESULTS.md). What a reader keeps is what the record needs: the calls, the answers and the
     run span's candidates. After ``add`` returns False the trace is not plain, and the reader is done
