@@ -45,7 +45,7 @@ from array import array
 from collections.abc import Generator, Iterator
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -64,11 +64,14 @@ from toolscore_export.per_trace import (
     plain_spans,
     trace_run_of,
 )
-from toolscore_export.plain_trace import PlainTrace, PlainTraceReader
 from toolscore_export.record import SourceRef
 from toolscore_export.run_ids import GIVEN, RunIds, compact_key, spelled_key
 from toolscore_export.run_span import RunSpans
 from toolscore_export.sources import OTLP_FORMAT, calls_run
+
+if TYPE_CHECKING:  # imported where read: the plain reader imports the otel adapter, which an export of
+    # run rows may not have installed (toolscore-export needs only the kernel)
+    from toolscore_export.plain_trace import PlainTrace, PlainTraceReader
 
 MIN_BYTES = 1 << 20  # a smaller source is read in the driver: fewer traces than one job's worth of gain
 JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB of lines back
@@ -362,6 +365,11 @@ class StretchTraces:
 
     def __init__(self, streamed: bool) -> None:
         self.streamed = streamed
+        self._reader_for: Any = None  # PlainTraceReader.for_trace, imported when a stretch is streamed
+        if streamed:
+            from toolscore_export.plain_trace import PlainTraceReader
+
+            self._reader_for = PlainTraceReader.for_trace
         self.line_keys: list[list[str]] = []  # each parsed line's spans' trace ids
         self.line_orders: list[int] = []  # each parsed line's first span's number
         self.last: dict[str, int] = {}  # each trace's last parsed line (an index of line_keys)
@@ -418,7 +426,7 @@ class StretchTraces:
                     if self._refused >= _PlainReader.GIVE_UP and 2 * self._refused > len(readers):
                         gathered[key] = [(span, order)]  # mostly turned down here: new traces keep their spans
                     else:
-                        reader = readers[key] = PlainTraceReader.for_trace(key)
+                        reader = readers[key] = self._reader_for(key)
                         if reader is None or not reader.add(span, order):  # at its first span
                             readers[key] = None
                             self._refused += 1

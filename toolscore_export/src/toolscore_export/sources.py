@@ -896,10 +896,10 @@ class Sources:
 
     def _per_trace_bytes(self, kinds: list[str], sizes: list[int]) -> int:
         """The bytes of the trace sources workers read trace by trace (:mod:`toolscore_export.per_trace_pool`)."""
-        from toolscore_export.per_trace_pool import MIN_BYTES
-
         if not self.per_trace:
             return 0
+        from toolscore_export.per_trace_pool import MIN_BYTES
+
         return sum(n for n, k in zip(sizes, kinds, strict=True) if k == TRACE and n >= MIN_BYTES)
 
     def _runs(self, kinds: list[str], row_paths: list[Path], torn: Callable[[Any], None],
