@@ -138,15 +138,21 @@ def test_a_trace_spread_over_the_whole_file_goes_to_the_serial_path(tmp_path, ou
     assert outcomes == [None, None, 0]
 
 
-def test_a_run_id_given_already_is_the_serial_export(tmp_path, outcomes):
-    """Two sources of the same name: the second's run ids carry its hash, as serially."""
+def same_named_sources(tmp_path):
+    """Two sources named ``otlp.jsonl`` in two folders: the first of traces 0-3, the second of traces 6-9 then
+    0-5 (its first job's traces are new, the next one's names were given already by the first)."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first = collector_file(tmp_path / "a" / "otlp.jsonl", 4)
     second = tmp_path / "b" / "otlp.jsonl"
     lines = [line(traced(t, SPANS)) for t in range(10)]  # traces 0-3 as in the first, then new ones
     second.write_text("\n".join(lines[6:] + lines[:6]) + "\n", encoding="utf-8")
-    same_as_serial(tmp_path, [first, second])
+    return [first, second]
+
+
+def test_a_run_id_given_already_is_the_serial_export(tmp_path, outcomes):
+    """Two sources of the same name: the second's run ids carry its hash, as serially."""
+    same_as_serial(tmp_path, same_named_sources(tmp_path))
     assert outcomes == [None, 0]  # the second's one stretch holds names given already
 
 

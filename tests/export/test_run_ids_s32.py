@@ -24,6 +24,7 @@ from .test_per_trace_pool import (  # noqa: F401
     line,
     outcomes,
     same_as_serial,
+    same_named_sources,
     traced,
 )
 
@@ -101,13 +102,7 @@ def test_a_planned_source_keeps_its_trace_ids_as_numbers_and_marks_each_given(tm
 
 def test_a_second_source_of_the_same_name_is_told_the_first_ones_runs(tmp_path, planned):
     """Its records carry its hash, as serially: the first source's run ids are its marked bounds."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    first = collector_file(tmp_path / "a" / "otlp.jsonl", 4)
-    second = tmp_path / "b" / "otlp.jsonl"
-    lines = [line(traced(t, SPANS)) for t in range(10)]  # traces 0-3 as in the first, then new ones
-    second.write_text("\n".join(lines[6:] + lines[:6]) + "\n", encoding="utf-8")
-    data = same_as_serial(tmp_path, [first, second])
+    data = same_as_serial(tmp_path, same_named_sources(tmp_path))
     assert planned == [None, 3]  # its first job gave traces 6-8; the next one's names were given already
     run_ids = re.findall(rb'"run_id":"([^"]*)"', data)
     assert len(run_ids) == len(set(run_ids)) == 14
