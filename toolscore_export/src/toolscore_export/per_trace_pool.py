@@ -524,6 +524,7 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
     import orjson
 
     from toolscore_core.kernel.readlimits import loads_bytes
+    from toolscore_export.span_pieces import MIN_LINE_BYTES as long_line
 
     read = orjson.loads if parsed is None else loads_bytes
     _, spans = otel_modules()
@@ -536,14 +537,18 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
             body = raw.removeprefix(_BOM) if bom and index == 0 else raw
             if not body or body.isspace():
                 continue
-            request = read(body)
-            if not spans.is_export_request(request):
-                return None
-            raws = plain_spans(request)
-            if raws is None:  # an unusual shape: the adapter's own walk
-                raws = [span for _, span in spans.iter_raw_spans(request, f"line {first + index}: $")]
+            pieces = _piece_keys(body, known, spans, keep=parsed is not None) if len(body) >= long_line else None
+            if pieces is not None:
+                raws, keys = pieces
+            else:
+                request = read(body)
+                if not spans.is_export_request(request):
+                    return None
+                plain = plain_spans(request)
+                raws = plain if plain is not None else [  # an unusual shape: the adapter's own walk
+                    span for _, span in spans.iter_raw_spans(request, f"line {first + index}: $")]
+                keys = [known_key(span, known, spans) for span in raws]
             at = len(numbers)
-            keys = [known_key(span, known, spans) for span in raws]
             for key in dict.fromkeys(keys):
                 seen = bounds.get(key)
                 bounds[key] = (at << 32 if seen is None else seen & ~_MASK) | at
@@ -552,10 +557,28 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
             numbers.append(first + index)
             starts.append(start)
             ends.append(offset)
-            counts.append(len(raws))
+            counts.append(len(keys))
     except Exception:  # the serial path reads the file and words its error
         return None
     return numbers, starts, ends, counts, bounds
+
+
+def _piece_keys(body: bytes, known: dict[str, str], spans: Any, *, keep: bool) -> tuple[list[Any], list[str]] | None:
+    """``(raws, keys)`` of a long line read in pieces (:mod:`~toolscore_export.span_pieces`): its raw spans
+    (only with ``keep``: else none, and each piece is let go once its trace ids are read) and each span's
+    trace key; None when the line is to be read whole. ``keep`` reads the kernel's values, for records."""
+    from toolscore_export.span_pieces import Declined, spans_in_pieces
+
+    raws: list[Any] = []
+    keys: list[str] = []
+    try:
+        for piece in spans_in_pieces(body, exact=keep):
+            keys += [known_key(span, known, spans) for span in piece]
+            if keep:
+                raws += piece
+    except Declined:
+        return None
+    return raws, keys
 
 
 @attrs.frozen
@@ -595,6 +618,7 @@ def job_records(job: TraceJob) -> tuple[bytes | str, list[str]] | None:
 def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     from toolscore_export.record import record_line
     from toolscore_export.sources import TRACE
+    from toolscore_export.span_pieces import MIN_LINE_BYTES as long_line
     from toolscore_export.trace_batches import current_context
 
     context = current_context()
@@ -613,6 +637,19 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
         body = raw.removeprefix(_BOM) if number == 1 else raw
         if not body or body.isspace():
             continue
+        if len(body) >= long_line:
+            taken = _job_line(body, known, spans, carried, wanted)
+            if taken is not None:
+                lines[index] = raw = body = b""
+                line_keys, own = taken
+                for at, key, span in own:
+                    gathered.setdefault(key, []).append((span, order + at))
+                first_seen = dict.fromkeys(line_keys)
+                last.update(dict.fromkeys(first_seen, number))
+                order += len(line_keys)
+                if number >= job.start:
+                    ending.append((number, tuple(first_seen)))
+                continue
         where, request = decoded_line(path, number, body, spans)
         lines[index] = raw = body = b""  # a collector's line can be megabytes: each is let go once read
         seen: dict[str, None] = {}
@@ -638,6 +675,30 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
             out.append(_trace_line(key, gathered.pop(key), adapter, otel, spans, source, context, record_line))
             keys.append(key)
     return b"".join(out), keys
+
+
+def _job_line(body: bytes, known: dict[str, str], spans: Any, carried: set[str],
+              wanted: frozenset[str] | None) -> tuple[list[str], list[tuple[int, str, Any]]] | None:
+    """A long line of a job read in pieces (:mod:`~toolscore_export.span_pieces`): each span's trace key, and
+    ``(place on the line, key, raw span)`` of the job's own; None when the line is to be read whole.
+
+    Only the job's own spans are kept: on a collector's long lines most of a line's traces are other
+    jobs', and their spans are let go with their piece. A line read here gives what
+    :func:`_job_records` would take of it read whole (the same spans, the same places), or nothing."""
+    from toolscore_export.span_pieces import Declined, spans_in_pieces
+
+    keys: list[str] = []
+    own: list[tuple[int, str, Any]] = []
+    try:
+        for piece in spans_in_pieces(body, exact=True):
+            for span in piece:
+                key = known_key(span, known, spans)
+                if key not in carried and (wanted is None or key in wanted):
+                    own.append((len(keys), key, span))
+                keys.append(key)
+    except Declined:
+        return None
+    return keys, own
 
 
 @attrs.define

@@ -210,6 +210,15 @@ def _orjson_agrees(raw: bytes) -> bool:
     return classes.count(b"b") <= MAX_NESTING or _shallow_bytes(raw)
 
 
+def orjson_agrees(raw: bytes) -> bool:
+    """:func:`_orjson_agrees`, for a reader that gives orjson the parts of a text whole in turn.
+
+    Why public: orjson's value of any part of ``raw`` (a whole value of it, such as one span of
+    a long OTLP line) is then the standard reader's too, and the whole text is as shallow as
+    the kernel's limit asks; the export reads a collector's long lines that way."""
+    return _orjson_agrees(raw)
+
+
 def may_hold_long_int(raw: bytes) -> bool:
     """False when JSON ``raw``, if valid, provably has no integer of 19 digits or more.
 
@@ -495,6 +504,7 @@ __all__ = [
     "loads_bytes",
     "max_file_bytes",
     "may_hold_long_int",
+    "orjson_agrees",
     "settle",
     "walk",
 ]
