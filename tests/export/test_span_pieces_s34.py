@@ -219,9 +219,11 @@ def test_a_job_and_a_first_pass_read_a_long_line_as_it_is_read_whole(monkeypatch
                             kept)
     assert facts[0][0] == facts[1 << 30][0] and facts[0][1] == facts[1 << 30][1]
     assert same(facts[0][2], facts[1 << 30][2])
-    keys, own = pool._job_line(body, {}, spans, {f"{1:032x}"}, None)
-    assert len(keys) == len(SPANS) * 5 and {key for _, key, _ in own} == {f"{n:032x}" for n in range(2, 6)}
-    assert all(same(span, whole(body)[at]) for at, _, span in own)
+    kept = pool._JobTraces(streamed=False)
+    keys = pool._job_line(body, 7, {}, spans, {f"{1:032x}"}, None, kept)
+    assert keys is not None and len(keys) == len(SPANS) * 5
+    assert set(kept.gathered) == {f"{n:032x}" for n in range(2, 6)}
+    assert all(same(span, whole(body)[at - 7]) for found in kept.gathered.values() for span, at in found)
 
 
 def test_a_number_longer_than_the_window_is_read_whole():

@@ -616,6 +616,20 @@ def job_records(job: TraceJob) -> tuple[bytes | str, list[str]] | None:
 
 
 def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
+    """The job's records and their trace ids: read span by span by the plain reader (see :class:`_JobTraces`)
+    while it reads this source, else, or when it turns a trace down, with the spans kept."""
+    if _streamed():
+        made = _job_read(job, _JobTraces(streamed=True))
+        if made is not None:
+            return made
+    made = _job_read(job, _JobTraces(streamed=False))
+    assert made is not None  # (a job that keeps its spans never starts again)
+    return made
+
+
+def _job_read(job: TraceJob, traces: _JobTraces) -> tuple[bytes, list[str]] | None:
+    """:func:`_job_records` with ``traces`` keeping its traces' spans; None when a streamed job must be read
+    again with its spans kept."""
     from toolscore_export.record import record_line
     from toolscore_export.sources import TRACE
     from toolscore_export.span_pieces import MIN_LINE_BYTES as long_line
@@ -625,80 +639,131 @@ def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     otel, spans = otel_modules()
     path = Path(job.path)
     carried, wanted = set(job.carried), job.wanted
-    gathered: dict[str, list[tuple[Any, int]]] = {}  # trace id -> (raw span, order)
     last: dict[str, int] = {}  # trace id -> the line of its last span in the range
     ending: list[tuple[int, tuple[str, ...]]] = []  # from line ``start``: each line's trace ids in first order
     order = job.order
     lines, _ = Chunk(path=job.path, sha256="", first=job.first, offset=job.offset, size=job.size, final=False,
                      latest=None, attempts={}).lines()
     known: dict[str, str] = {}
-    for index, raw in enumerate(lines):
-        number = job.first + index
-        body = raw.removeprefix(_BOM) if number == 1 else raw
-        if not body or body.isspace():
-            continue
-        if len(body) >= long_line:
-            taken = _job_line(body, known, spans, carried, wanted)
-            if taken is not None:
-                lines[index] = raw = body = b""
-                line_keys, own = taken
-                for at, key, span in own:
-                    gathered.setdefault(key, []).append((span, order + at))
-                first_seen = dict.fromkeys(line_keys)
-                last.update(dict.fromkeys(first_seen, number))
-                order += len(line_keys)
-                if number >= job.start:
-                    ending.append((number, tuple(first_seen)))
+    try:
+        for index, raw in enumerate(lines):
+            number = job.first + index
+            body = raw.removeprefix(_BOM) if number == 1 else raw
+            lines[index] = raw = b""  # a collector's line can be megabytes: each is let go once read
+            if not body or body.isspace():
                 continue
-        where, request = decoded_line(path, number, body, spans)
-        lines[index] = raw = body = b""  # a collector's line can be megabytes: each is let go once read
-        seen: dict[str, None] = {}
-        for span_where, span in spans.iter_raw_spans(request, where):
-            key = known_key(span, known, spans, span_where)
-            seen[key] = None
-            if key not in carried and (wanted is None or key in wanted):  # others' spans are let go with the line
-                gathered.setdefault(key, []).append((span, order))
-            last[key] = number
-            order += 1
-        del request
-        if number >= job.start:
-            ending.append((number, tuple(seen)))
-    adapter = otel.OtelAdapter()
-    source = SourceRef(TRACE, path.name, job.sha256, format=OTLP_FORMAT)
-    out: list[bytes] = []
-    keys: list[str] = []
-    for number, seen_keys in ending:
-        for key in seen_keys:
-            if last[key] != number or key in carried or (wanted is not None and key not in wanted):
-                continue
-            # (an error has no place here: the job gives None, and the serial path words it with its places)
-            out.append(_trace_line(key, gathered.pop(key), adapter, otel, spans, source, context, record_line))
-            keys.append(key)
+            line_keys = _job_line(body, order, known, spans, carried, wanted, traces) if len(body) >= long_line else None
+            if line_keys is None:
+                where, request = decoded_line(path, number, body, spans)
+                line_keys = []
+                for span_where, span in spans.iter_raw_spans(request, where):
+                    key = known_key(span, known, spans, span_where)
+                    if key not in carried and (wanted is None or key in wanted):  # others' spans go with the line
+                        traces.take(key, span, order + len(line_keys))
+                    line_keys.append(key)
+                del request
+            body = b""
+            first_seen = dict.fromkeys(line_keys)
+            last.update(dict.fromkeys(first_seen, number))
+            order += len(line_keys)
+            if number >= job.start:
+                ending.append((number, tuple(first_seen)))
+        adapter = otel.OtelAdapter()
+        source = SourceRef(TRACE, path.name, job.sha256, format=OTLP_FORMAT)
+        out: list[bytes] = []
+        keys: list[str] = []
+        for number, seen_keys in ending:
+            for key in seen_keys:
+                if last[key] != number or key in carried or (wanted is not None and key not in wanted):
+                    continue
+                # (an error has no place here: the job gives None, and the serial path words it with its places)
+                out.append(traces.line(key, adapter, otel, spans, source, context, record_line))
+                keys.append(key)
+    except _Again:
+        return None
     return b"".join(out), keys
 
 
-def _job_line(body: bytes, known: dict[str, str], spans: Any, carried: set[str],
-              wanted: frozenset[str] | None) -> tuple[list[str], list[tuple[int, str, Any]]] | None:
-    """A long line of a job read in pieces (:mod:`~toolscore_export.span_pieces`): each span's trace key, and
-    ``(place on the line, key, raw span)`` of the job's own; None when the line is to be read whole.
+class _Again(Exception):
+    """A streamed job cannot go on: it is read again with its spans kept."""
 
-    Only the job's own spans are kept: on a collector's long lines most of a line's traces are other
-    jobs', and their spans are let go with their piece. A line read here gives what
-    :func:`_job_records` would take of it read whole (the same spans, the same places), or nothing."""
+
+class _JobTraces:
+    """A second-pass job's own traces as it reads their spans: each span given at once to its trace's
+    :class:`~toolscore_export.plain_trace.PlainTraceReader` (``streamed``), else kept.
+
+    Why streamed: a job on a collector's long lines makes a record of every trace ending on its last
+    line, some 2,000 of a 7 MB line, so it kept some 12,000 raw spans (35 MiB of small objects) until
+    the last was read; a reader keeps only what the record needs. A trace the reader turns down, or a
+    long line read whole after part of it was given (see :func:`_job_line`), starts the job again with
+    its spans kept (:class:`_Again`): a source of such traces soon stops being streamed (``_streamed``)."""
+
+    def __init__(self, *, streamed: bool) -> None:
+        self.streamed = streamed
+        self.gathered: dict[str, list[tuple[Any, int]]] = {}
+        self.readers: dict[str, PlainTraceReader] = {}
+        self._reader_for: Any = None
+        if streamed:
+            from toolscore_export.plain_trace import PlainTraceReader
+
+            self._reader_for = PlainTraceReader.for_trace
+
+    def take(self, key: str, span: Any, order: int) -> None:
+        """Span number ``order`` of trace ``key``."""
+        if not self.streamed:
+            self.gathered.setdefault(key, []).append((span, order))
+            return
+        reader = self.readers.get(key)
+        if reader is None:
+            reader = self._reader_for(key)
+            if reader is None:
+                raise _Again
+            self.readers[key] = reader
+        if not reader.add(span, order):
+            _plain.refused += 1
+            raise _Again
+
+    def line(self, key: str, adapter: Any, otel: Any, spans: Any, source: SourceRef, context: Any,
+             record_line: Any) -> bytes:
+        """Trace ``key``'s record line, once all its spans are taken."""
+        if not self.streamed:
+            return _trace_line(key, self.gathered.pop(key), adapter, otel, spans, source, context, record_line)
+        plain = _plain.result_of(self.readers.pop(key))
+        if plain is None:
+            raise _Again
+        return _plain_line(key, plain, adapter, source, record_line)
+
+
+def _job_line(body: bytes, order: int, known: dict[str, str], spans: Any, carried: set[str],
+              wanted: frozenset[str] | None, traces: _JobTraces) -> list[str] | None:
+    """A long line of a job read in pieces (:mod:`~toolscore_export.span_pieces`), its first span numbered
+    ``order``: each span's trace key, the job's own spans given to ``traces``; None when the line is to be
+    read whole (nothing given then, when ``traces`` keeps its spans; a streamed job starts again).
+
+    A piece is let go once read: on a collector's long lines most of a line's traces are other jobs'."""
     from toolscore_export.span_pieces import Declined, spans_in_pieces
 
     keys: list[str] = []
-    own: list[tuple[int, str, Any]] = []
+    own: list[tuple[str, Any, int]] = []  # (when traces keeps its spans) given once the line is read
+    given = False  # (when streamed) spans of the line given already
     try:
         for piece in spans_in_pieces(body, exact=True):
             for span in piece:
                 key = known_key(span, known, spans)
                 if key not in carried and (wanted is None or key in wanted):
-                    own.append((len(keys), key, span))
+                    if traces.streamed:
+                        given = True
+                        traces.take(key, span, order + len(keys))
+                    else:
+                        own.append((key, span, order + len(keys)))
                 keys.append(key)
     except Declined:
+        if given:
+            raise _Again from None
         return None
-    return keys, own
+    for key, span, at in own:
+        traces.take(key, span, at)
+    return keys
 
 
 @attrs.define
