@@ -24,9 +24,10 @@ driver only plans; the workers read the lines:
    first span on it) are cut into jobs of about :data:`JOB_TRACES`; a job is the lines from
    the first line of any of its traces to the last, plus the few trace ids that go on past
    its end (another job's), so the worker can tell its own traces from the others there.
-4. **Second pass**: the worker decodes its lines as the serial reader does, gathers its
-   traces' spans, numbers each span as the serial reader does (its place in the file), and
-   sends back the encoded records and their run ids, which the driver checks against the
+4. **Second pass**: the worker decodes its lines as the serial reader does (a long line in
+   pieces: :mod:`~toolscore_export.span_pieces`), gives its traces' spans to their readers
+   (:class:`_JobTraces`), numbers each span as the serial reader does (its place in the file),
+   and sends back the encoded records and their run ids, which the driver checks against the
    trace ids it expected and the run ids already given.
 
 The driver stays the only writer and takes the jobs back in order. Anything unusual gives
