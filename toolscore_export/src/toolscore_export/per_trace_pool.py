@@ -132,7 +132,11 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
                      attempts={}).lines()
     parsed = None if stretch.spill is None else StretchTraces(_streamed())
-    facts = _line_facts(lines, start, 0, bom=start == 0, parsed=parsed)
+    try:
+        facts = _line_facts(lines, start, 0, bom=start == 0, parsed=parsed)
+    except _ReadWhole:
+        parsed = StretchTraces(_streamed())
+        facts = _line_facts(lines, start, 0, bom=start == 0, parsed=parsed, in_pieces=False)
     if facts is None:
         return None
     if parsed is None:
@@ -390,13 +394,34 @@ class StretchTraces:
         self._lines_of: dict[str, list[int]] | None = None  # for spans_of: each trace's lines
         self._positions: tuple[list[str], dict[str, list[int]]] | None = None  # a line's keys, each's places
         self._again: dict[int, tuple[list[Any], list[str]]] = {}  # for spans_of: the lines parsed again
+        self._line = 0  # the index of the line being added (the line after the stretch: one past them)
+        self._pieced: set[int] = set()  # the lines added a piece at a time
 
     def append(self, line: tuple[list[Any], list[str]]) -> None:
         """One parsed line's raw spans and their trace ids."""
         raws, keys = line
-        index = len(self.line_keys)
+        self._line = index = len(self.line_keys)
         self.line_keys.append(keys)
         self.line_orders.append(self.order)
+        last = self.last
+        for key in keys:
+            last[key] = index
+        self._add(raws, keys)
+
+    def begin_line(self) -> None:
+        """A line given a piece at a time follows (:meth:`add_piece`; see ``span_pieces``)."""
+        self._line = index = len(self.line_keys)
+        self.line_keys.append([])
+        self.line_orders.append(self.order)
+        self._pieced.add(index)
+
+    def add_piece(self, raws: list[Any], keys: list[str]) -> None:
+        """The next spans of the line begun, and their trace ids: a long line's piece, let go once added.
+
+        A trace turned down here may have spans in the line's earlier pieces, gone by then: :meth:`spans_of`
+        parses the line again for those."""
+        index = self._line
+        self.line_keys[index] += keys
         last = self.last
         for key in keys:
             last[key] = index
@@ -408,6 +433,7 @@ class StretchTraces:
 
     def add_after(self, raws: list[Any], keys: list[str]) -> None:
         """The spans of the line after the stretch, to the traces the stretch holds (see ``_edge_spans``)."""
+        self._line = len(self.line_keys)
         self._add(raws, keys, known_only=True)
 
     def _add(self, raws: list[Any], keys: list[str], *, known_only: bool = False) -> None:
@@ -431,7 +457,7 @@ class StretchTraces:
                         if reader is None or not reader.add(span, order):  # at its first span
                             readers[key] = None
                             self._refused += 1
-                            self._kept_from[key] = self._line_index(keys)
+                            self._kept_from[key] = self._line
                             gathered[key] = [(span, order)]
                 order += 1
         else:
@@ -448,16 +474,16 @@ class StretchTraces:
         self.order = order
 
     def _turned_down(self, key: str, raws: list[Any], keys: list[str], order: int) -> None:
-        """Trace ``key`` is not plain (its span numbered ``order``, on the line of ``raws`` and ``keys``, said
-        so): its spans on this line so far, that one included, are kept, and the rest as they come.
+        """Trace ``key`` is not plain (its span numbered ``order``, on the line, or the piece of a line, of ``raws``
+        and ``keys``, said so): its spans there so far, that one included, are kept, and the rest as they come.
 
         Its spans on the line are found from the line's spans by trace, worked out once a line: a scan of
         the line up to the span, a trace, would grow with the square of a collector's line (hundreds of
         traces, any number of them turned down)."""
-        first = self.order  # the line's first span's number
+        first = self.order  # the number of the first span of raws
         self.readers[key] = None
         self._refused += 1
-        self._kept_from[key] = self._line_index(keys)
+        self._kept_from[key] = self._line
         if self._positions is None or self._positions[0] is not keys:
             positions: dict[str, list[int]] = {}
             for at, seen in enumerate(keys):
@@ -465,23 +491,20 @@ class StretchTraces:
             self._positions = (keys, positions)
         self.gathered[key] = [(raws[at], first + at) for at in self._positions[1][key] if first + at <= order]
 
-    def _line_index(self, keys: list[str]) -> int:
-        """The index of the line being added (of ``line_keys``; the line after the stretch: one past them)."""
-        return len(self.line_keys) - 1 if self.line_keys and self.line_keys[-1] is keys else len(self.line_keys)
-
     def spans_of(self, key: str) -> list[tuple[Any, int]]:
         """A turned-down trace's raw spans and their numbers, as a stretch that kept them would hold them:
-        those on the lines before it was turned down (parsed again as :func:`_line_facts` parsed them, each
-        line once at most), then those kept from there on."""
+        those on the lines before it was turned down, and on that line's earlier pieces when it came in
+        pieces (parsed again as :func:`_line_facts` parsed them, each line once at most), then those kept
+        from there on."""
         if self._lines_of is None:  # each trace's lines, worked out once a stretch (when one is turned down)
             self._lines_of = {}
             for index, keys in enumerate(self.line_keys):
                 for seen in dict.fromkeys(keys):
                     self._lines_of.setdefault(seen, []).append(index)
         found: list[tuple[Any, int]] = []
-        before = self._kept_from[key]
+        before, kept = self._kept_from[key], self.gathered[key]
         for index in self._lines_of.get(key, ()):
-            if index >= before:
+            if index > before or (index == before and not self._earlier_in_pieces(key, index, kept[0][1])):
                 break
             parsed = self._again.get(index)
             if parsed is None:
@@ -492,8 +515,16 @@ class StretchTraces:
                 parsed = self._again[index] = again[0]
             raws, keys_again = parsed
             found += [(span, order) for order, (span, at) in enumerate(zip(raws, keys_again, strict=True),
-                                                                       self.line_orders[index]) if at == key]
-        return found + self.gathered[key]
+                                                                       self.line_orders[index])
+                      if at == key and order < kept[0][1]]
+        return found + kept
+
+    def _earlier_in_pieces(self, key: str, index: int, kept_from: int) -> bool:
+        """Whether line ``index``, added in pieces, holds a span of ``key`` numbered before ``kept_from``."""
+        if index not in self._pieced:
+            return False  # a whole line: its spans before the refusal were kept with it
+        start = self.line_orders[index]
+        return any(at == key for at in self.line_keys[index][:kept_from - start])
 
 
 def _line_start(handle: Any, at: int) -> int:
@@ -512,7 +543,8 @@ def _line_start(handle: Any, at: int) -> int:
 
 
 def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
-                parsed: list[tuple[list[Any], list[str]]] | StretchTraces | None = None) -> ChunkFacts | None:
+                parsed: list[tuple[list[Any], list[str]]] | StretchTraces | None = None,
+                in_pieces: bool = True) -> ChunkFacts | None:
     """The :data:`ChunkFacts` of ``lines`` (each with its newline), the first at ``offset`` and numbered
     ``first`` (a byte-order mark dropped from it when ``bom``: it is the file's first line); each non-blank
     line's raw spans and their trace ids appended to ``parsed`` when given (to build records from).
@@ -521,7 +553,11 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
     orjson only where its value is provably the standard reader's), so a record holds what the
     serial export reads, and a line that reader refuses (nested past its limit) goes to the serial
     path, which says so; orjson alone read 1,000 levels, and an integer past 64 bits as a float.
-    Trace ids alone (no records built) are the same texts by either reader."""
+    Trace ids alone (no records built) are the same texts by either reader.
+
+    A line of ``span_pieces.MIN_LINE_BYTES`` or more is read in pieces (unless ``in_pieces`` is False),
+    and given to a :class:`StretchTraces` a piece at a time; when such a line is declined after some of
+    its pieces were given, :class:`_ReadWhole` is raised: the stretch is read again, its lines whole."""
     import orjson
 
     from toolscore_core.kernel.readlimits import loads_bytes
@@ -538,8 +574,17 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
             body = raw.removeprefix(_BOM) if bom and index == 0 else raw
             if not body or body.isspace():
                 continue
-            pieces = _piece_keys(body, known, spans, keep=parsed is not None) if len(body) >= long_line else None
-            if pieces is not None:
+            pieces: tuple[list[Any], list[str]] | None = None
+            fed: list[str] | None = None  # the keys of a line given to parsed a piece at a time
+            if len(body) >= long_line and in_pieces:
+                if type(parsed) is StretchTraces:
+                    fed = _fed_pieces(body, known, spans, parsed)
+                else:
+                    pieces = _piece_keys(body, known, spans, keep=parsed is not None)
+            raws: list[Any]
+            if fed is not None:
+                raws, keys = [], fed  # (given already)
+            elif pieces is not None:
                 raws, keys = pieces
             else:
                 request = read(body)
@@ -553,15 +598,45 @@ def _line_facts(lines: list[bytes], offset: int, first: int, *, bom: bool,
             for key in dict.fromkeys(keys):
                 seen = bounds.get(key)
                 bounds[key] = (at << 32 if seen is None else seen & ~_MASK) | at
-            if parsed is not None:
+            if parsed is not None and fed is None:
                 parsed.append((raws, keys))
             numbers.append(first + index)
             starts.append(start)
             ends.append(offset)
             counts.append(len(keys))
+    except _ReadWhole:
+        raise
     except Exception:  # the serial path reads the file and words its error
         return None
     return numbers, starts, ends, counts, bounds
+
+
+class _ReadWhole(Exception):
+    """A long line given to a stretch in pieces was declined part way: the stretch is read again whole."""
+
+
+def _fed_pieces(body: bytes, known: dict[str, str], spans: Any, parsed: StretchTraces) -> list[str] | None:
+    """The trace keys of a long line given to ``parsed`` a piece at a time (each piece let go once its spans
+    are read); None when the line is to be read whole (declined before any piece was given)."""
+    from toolscore_export.span_pieces import Declined, spans_in_pieces
+
+    keys: list[str] = []
+    begun = False
+    try:
+        for piece in spans_in_pieces(body, exact=True):
+            piece_keys = [known_key(span, known, spans) for span in piece]
+            if not begun:
+                parsed.begin_line()
+                begun = True
+            parsed.add_piece(piece, piece_keys)
+            keys += piece_keys
+    except Declined:
+        if begun:
+            raise _ReadWhole from None
+        return None
+    if not begun:
+        parsed.begin_line()  # a line without spans is a line all the same
+    return keys
 
 
 def _piece_keys(body: bytes, known: dict[str, str], spans: Any, *, keep: bool) -> tuple[list[Any], list[str]] | None:
