@@ -19,7 +19,7 @@ from toolscore_export import span_pieces
 from toolscore_export.per_trace import plain_spans
 from toolscore_export.span_pieces import Declined, spans_in_pieces
 
-from .test_per_trace_pool import exported, random_file
+from .test_per_trace_pool import _outcome, exported, random_file
 from .test_per_trace_pool_long_lines_s30 import batched_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -231,3 +231,29 @@ def test_a_number_longer_than_the_window_is_read_whole():
     is read on, not cut (a cut one would leave the walk on a digit)."""
     body = BASE.replace(b'{"resourceSpans": ', b'{"n": 0.' + b"1" * 6000 + b', "resourceSpans": ')
     assert [s["traceId"] for piece in pieces(body, exact=False) for s in piece] == [s["traceId"] for s in whole(body)]
+
+
+@pytest.mark.parametrize("planned", [False, True])
+@pytest.mark.parametrize(("old", "new"), [
+    (b'"kind": 3', b'"kind": NaN'),
+    (b'"flags": 256', b'"flags": 123456789012345678901234567890'),
+    (b'"name": "tools/list"', b'"name": "tools/list\\ud800"'),  # a lone surrogate
+    (b'"name": "tools/list"', b'"name": "tools/list\xff"'),  # not UTF-8
+    (b'"name": "tools/list"', b'"name": "tools\x01list"'),  # a control character
+    (b'"scopeSpans": [', b'"scopeSpans": [], "scopeSpans": ['),  # a key of the walk twice
+    (b'"resource": {}', b'"resource": {"deep": ' + b"[" * 150 + b"]" * 150 + b"}"),  # past the nesting limit
+    (b'"traceId": "', b'"traceId": 5, "x": "'),  # a bad trace id
+    (b'{"resourceSpans"', b'{"spans":[],"x"'),  # no export request
+    (b"]}]}", b"]}]} x"),  # bytes after the request
+])
+def test_hostile_long_lines_are_the_serial_outcome(tmp_path, monkeypatch, every_line_in_pieces, planned, old, new):
+    """Every line read in pieces (the first pass, a stretch's records and the jobs): a hostile byte anywhere
+    gives the serial export's records, or its error at its place."""
+    if planned:
+        monkeypatch.setattr(pool, "BUILT_MAX_BYTES", 0)
+    source = batched_file(tmp_path / "collector.jsonl", 30, 6)
+    lines = source.read_bytes().split(b"\n")
+    assert old in lines[3]
+    lines[3] = lines[3].replace(old, new, 1)
+    source.write_bytes(b"\n".join(lines))
+    assert _outcome(tmp_path, source, 2) == _outcome(tmp_path, source, 1)
