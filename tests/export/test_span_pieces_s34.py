@@ -191,6 +191,7 @@ def every_line_in_pieces(monkeypatch):
     monkeypatch.setattr(par, "can_fork", lambda: True)
     monkeypatch.setattr(span_pieces, "MIN_LINE_BYTES", 0)
     monkeypatch.setattr(span_pieces, "PIECE_BYTES", 200)
+    monkeypatch.setattr(pool, "STREAMED_JOB_BYTES", 0)  # every second-pass job streamed
 
 
 @pytest.mark.parametrize("built", [True, False])  # records built in the first pass, or by second-pass jobs

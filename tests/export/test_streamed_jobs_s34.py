@@ -58,18 +58,29 @@ def test_streamed_jobs_make_the_records_of_kept_ones(tmp_path, monkeypatch):
     assert len(kept[1]) == 12 - 2 - 1  # trace n ends on line n + 1: the first two end before line 4
 
 
-def test_a_trace_the_reader_turns_down_reads_the_job_again_with_its_spans_kept(tmp_path, monkeypatch):
+@pytest.mark.parametrize("long_line", [0, 1 << 30])
+@pytest.mark.parametrize(("line", "span"), [(3, -1), (4, 0), (1, 0), (0, 0)])
+def test_a_trace_the_reader_turns_down_is_read_with_every_span(tmp_path, monkeypatch, line, span, long_line):
+    """A span with an event (which the plain reader turns down) at the start, middle or end of a trace: the
+    streamed job reads that trace by the general path with its spans kept from there and those its reader
+    took before read again (once for the job), the rest by their readers: the kept job's records."""
+    monkeypatch.setattr(span_pieces, "MIN_LINE_BYTES", long_line)
+    monkeypatch.setattr(span_pieces, "PIECE_BYTES", 200)
     source = collector_file(tmp_path / "c.jsonl", 6)
     lines = source.read_text(encoding="utf-8").splitlines()
-    request = json.loads(lines[3])
-    request["resourceSpans"][0]["scopeSpans"][0]["spans"][-1]["events"] = [{"name": "exception"}]  # not plain
-    lines[3] = json.dumps(request)
+    request = json.loads(lines[line])
+    request["resourceSpans"][0]["scopeSpans"][0]["spans"][span]["events"] = [{"name": "exception"}]
+    lines[line] = json.dumps(request)
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     job = whole_job(source)
-    assert pool._job_read(job, pool._JobTraces(streamed=True)) is None
-    assert pool._plain.refused == 1
-    made = pool._job_records(job)
-    assert made == pool._job_read(job, pool._JobTraces(streamed=False)) and len(made[1]) == 6
+    traces = pool._JobTraces(streamed=True)
+    streamed = pool._job_read(job, traces)
+    kept = pool._job_read(job, pool._JobTraces(streamed=False))
+    assert streamed is not None and streamed == kept and len(kept[1]) == 6
+    assert not traces.gathered and not traces.before  # each used once
+    # (line j holds the second half of trace j - 1 and the first half of trace j: only the very first span
+    # of the file is the first of its trace; before any other, the trace's reader had taken some)
+    assert bool(traces.earlier) == ((line, span) != (0, 0))
 
 
 def test_a_long_line_declined_after_some_spans_were_given_reads_the_job_again(tmp_path, monkeypatch):
@@ -85,10 +96,15 @@ def test_a_long_line_declined_after_some_spans_were_given_reads_the_job_again(tm
     assert kept is not None and len(kept[1]) == 3 and pool._job_records(job) == kept
 
 
-def test_a_job_is_streamed_without_gold_and_until_the_reader_gives_up(tmp_path, monkeypatch):
+def test_a_job_of_long_lines_is_streamed_without_gold_and_until_the_reader_gives_up(tmp_path, monkeypatch):
     seen: list[bool] = []
     monkeypatch.setattr(pool, "_job_read", lambda job, traces: seen.append(traces.streamed) or (b"", []))
     job = whole_job(collector_file(tmp_path / "c.jsonl", 2))
+    monkeypatch.setattr(pool, "STREAMED_JOB_BYTES", job.size + 1)  # a job of short lines keeps its spans
+    pool._job_records(job)
+    assert seen == [False]
+    seen.clear()
+    monkeypatch.setattr(pool, "STREAMED_JOB_BYTES", job.size)
     pool._job_records(job)
     monkeypatch.setattr(pool._plain, "refused", pool._PlainReader.GIVE_UP)  # a source of traces it turns down
     pool._job_records(job)

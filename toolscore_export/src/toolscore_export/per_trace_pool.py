@@ -78,6 +78,10 @@ MIN_BYTES = 1 << 20  # a smaller source is read in the driver: fewer traces than
 JOB_TRACES = 64  # traces per second-pass job: ~20 ms of work, a few hundred kB of lines back
 JOB_BYTES = 4 << 20  # fewer traces per job when their lines are large
 JOB_SPILL_BYTES = 1 << 20  # a job's records this large wait in the spill folder, not in the driver (see job_records)
+#: A job reading this many bytes or more is streamed (see _JobTraces): on shorter lines its spans are a few MB
+#: at most, and keeping them cost no more CPU (bench/RESULTS.md), where a trace turned down costs a streamed
+#: job a second read of its lines.
+STREAMED_JOB_BYTES = 1 << 20
 MAX_REREAD = 3  # jobs reading more than this many times the file's bytes (traces spread wide): serial
 EDGE_MAX_BYTES = 64 << 10  # the longest line read past a stretch's edge (see _edge_spans): a small part of it
 #: Lines longer than EDGE_MAX_BYTES on average (a collector batching hundreds of spans a request): a stretch of
@@ -693,8 +697,9 @@ def job_records(job: TraceJob) -> tuple[bytes | str, list[str]] | None:
 
 def _job_records(job: TraceJob) -> tuple[bytes, list[str]]:
     """The job's records and their trace ids: read span by span by the plain reader (see :class:`_JobTraces`)
-    while it reads this source, else, or when it turns a trace down, with the spans kept."""
-    if _streamed():
+    when its lines are long (:data:`STREAMED_JOB_BYTES`) and the reader reads this source, else with the
+    spans kept."""
+    if job.size >= STREAMED_JOB_BYTES and _streamed():
         made = _job_read(job, _JobTraces(streamed=True))
         if made is not None:
             return made
@@ -708,46 +713,21 @@ def _job_read(job: TraceJob, traces: _JobTraces) -> tuple[bytes, list[str]] | No
     again with its spans kept."""
     from toolscore_export.record import record_line
     from toolscore_export.sources import TRACE
-    from toolscore_export.span_pieces import MIN_LINE_BYTES as long_line
     from toolscore_export.trace_batches import current_context
 
     context = current_context()
     otel, spans = otel_modules()
     path = Path(job.path)
-    carried, wanted = set(job.carried), job.wanted
-    last: dict[str, int] = {}  # trace id -> the line of its last span in the range
-    ending: list[tuple[int, tuple[str, ...]]] = []  # from line ``start``: each line's trace ids in first order
-    order = job.order
-    lines, _ = Chunk(path=job.path, sha256="", first=job.first, offset=job.offset, size=job.size, final=False,
-                     latest=None, attempts={}).lines()
-    known: dict[str, str] = {}
+    carried = set(job.carried)
     try:
-        for index, raw in enumerate(lines):
-            number = job.first + index
-            body = raw.removeprefix(_BOM) if number == 1 else raw
-            lines[index] = raw = b""  # a collector's line can be megabytes: each is let go once read
-            if not body or body.isspace():
-                continue
-            line_keys = _job_line(body, order, known, spans, carried, wanted, traces) if len(body) >= long_line else None
-            if line_keys is None:
-                where, request = decoded_line(path, number, body, spans)
-                line_keys = []
-                for span_where, span in spans.iter_raw_spans(request, where):
-                    key = known_key(span, known, spans, span_where)
-                    if key not in carried and (wanted is None or key in wanted):  # others' spans go with the line
-                        traces.take(key, span, order + len(line_keys))
-                    line_keys.append(key)
-                del request
-            body = b""
-            first_seen = dict.fromkeys(line_keys)
-            last.update(dict.fromkeys(first_seen, number))
-            order += len(line_keys)
-            if number >= job.start:
-                ending.append((number, tuple(first_seen)))
+        last, ending = _job_lines(job, spans, carried, job.wanted, traces)
+        if traces.earlier:  # turned down after their readers took spans: those are read again
+            _job_lines(job, spans, carried, frozenset(traces.earlier), _EarlierSpans(traces))
         adapter = otel.OtelAdapter()
         source = SourceRef(TRACE, path.name, job.sha256, format=OTLP_FORMAT)
         out: list[bytes] = []
         keys: list[str] = []
+        wanted = job.wanted
         for number, seen_keys in ending:
             for key in seen_keys:
                 if last[key] != number or key in carried or (wanted is not None and key not in wanted):
@@ -760,6 +740,45 @@ def _job_read(job: TraceJob, traces: _JobTraces) -> tuple[bytes, list[str]] | No
     return b"".join(out), keys
 
 
+def _job_lines(job: TraceJob, spans: Any, carried: set[str], wanted: frozenset[str] | None,
+               traces: _JobTraces | _EarlierSpans) -> tuple[dict[str, int], list[tuple[int, tuple[str, ...]]]]:
+    """Read the job's lines, each span of its own traces (not ``carried``; of ``wanted`` when given) given to
+    ``traces`` with its number: the line of each trace's last span in the range, and from line ``job.start``
+    on, each line's trace ids in first order."""
+    from toolscore_export.span_pieces import MIN_LINE_BYTES as long_line
+
+    path = Path(job.path)
+    last: dict[str, int] = {}
+    ending: list[tuple[int, tuple[str, ...]]] = []
+    order = job.order
+    lines, _ = Chunk(path=job.path, sha256="", first=job.first, offset=job.offset, size=job.size, final=False,
+                     latest=None, attempts={}).lines()
+    known: dict[str, str] = {}
+    for index, raw in enumerate(lines):
+        number = job.first + index
+        body = raw.removeprefix(_BOM) if number == 1 else raw
+        lines[index] = raw = b""  # a collector's line can be megabytes: each is let go once read
+        if not body or body.isspace():
+            continue
+        line_keys = _job_line(body, order, known, spans, carried, wanted, traces) if len(body) >= long_line else None
+        if line_keys is None:
+            where, request = decoded_line(path, number, body, spans)
+            line_keys = []
+            for span_where, span in spans.iter_raw_spans(request, where):
+                key = known_key(span, known, spans, span_where)
+                if key not in carried and (wanted is None or key in wanted):  # others' spans go with the line
+                    traces.take(key, span, order + len(line_keys))
+                line_keys.append(key)
+            del request
+        body = b""
+        first_seen = dict.fromkeys(line_keys)
+        last.update(dict.fromkeys(first_seen, number))
+        order += len(line_keys)
+        if number >= job.start:
+            ending.append((number, tuple(first_seen)))
+    return last, ending
+
+
 class _Again(Exception):
     """A streamed job cannot go on: it is read again with its spans kept."""
 
@@ -770,14 +789,18 @@ class _JobTraces:
 
     Why streamed: a job on a collector's long lines makes a record of every trace ending on its last
     line, some 2,000 of a 7 MB line, so it kept some 12,000 raw spans (35 MiB of small objects) until
-    the last was read; a reader keeps only what the record needs. A trace the reader turns down, or a
-    long line read whole after part of it was given (see :func:`_job_line`), starts the job again with
-    its spans kept (:class:`_Again`): a source of such traces soon stops being streamed (``_streamed``)."""
+    the last was read; a reader keeps only what the record needs. A trace the reader turns down keeps
+    its spans from there on, for the general path; those its reader took before are read again, once
+    for all such traces of the job (:class:`_EarlierSpans`). A long line declined after part of it was
+    given (see :func:`_job_line`), or a reader that cannot finish, starts the job again with its spans
+    kept (:class:`_Again`)."""
 
     def __init__(self, *, streamed: bool) -> None:
         self.streamed = streamed
-        self.gathered: dict[str, list[tuple[Any, int]]] = {}
+        self.gathered: dict[str, list[tuple[Any, int]]] = {}  # streamed: the turned-down traces' spans
         self.readers: dict[str, PlainTraceReader] = {}
+        self.earlier: dict[str, int] = {}  # a trace turned down after its reader took spans -> its first kept
+        self.before: dict[str, list[tuple[Any, int]]] = {}  # and those spans, read again
         self._reader_for: Any = None
         if streamed:
             from toolscore_export.plain_trace import PlainTraceReader
@@ -786,32 +809,61 @@ class _JobTraces:
 
     def take(self, key: str, span: Any, order: int) -> None:
         """Span number ``order`` of trace ``key``."""
+        found = self.gathered.get(key)
+        if found is not None:
+            found.append((span, order))
+            return
         if not self.streamed:
-            self.gathered.setdefault(key, []).append((span, order))
+            self.gathered[key] = [(span, order)]
             return
         reader = self.readers.get(key)
         if reader is None:
             reader = self._reader_for(key)
-            if reader is None:
-                raise _Again
+            if reader is None:  # no trace id: the general path, from this its first span
+                self.gathered[key] = [(span, order)]
+                return
             self.readers[key] = reader
+            if not reader.add(span, order):  # at its first span: nothing taken before
+                del self.readers[key]
+                _plain.refused += 1
+                self.gathered[key] = [(span, order)]
+            return
         if not reader.add(span, order):
+            del self.readers[key]
             _plain.refused += 1
-            raise _Again
+            self.gathered[key] = [(span, order)]
+            self.earlier[key] = order
 
     def line(self, key: str, adapter: Any, otel: Any, spans: Any, source: SourceRef, context: Any,
              record_line: Any) -> bytes:
         """Trace ``key``'s record line, once all its spans are taken."""
         if not self.streamed:
             return _trace_line(key, self.gathered.pop(key), adapter, otel, spans, source, context, record_line)
+        if key in self.gathered:  # turned down: the general path, with every span
+            found = self.before.pop(key, []) + self.gathered.pop(key)
+            return adapter_line(key, found, adapter, otel, spans, source, context, record_line)
         plain = _plain.result_of(self.readers.pop(key))
         if plain is None:
             raise _Again
         return _plain_line(key, plain, adapter, source, record_line)
 
 
+class _EarlierSpans:
+    """The spans a streamed job's readers took of the traces they turned down later (``traces.earlier``),
+    read again: each kept in ``traces.before`` when numbered before the trace's first span kept."""
+
+    streamed = False
+
+    def __init__(self, traces: _JobTraces) -> None:
+        self.traces = traces
+
+    def take(self, key: str, span: Any, order: int) -> None:
+        if order < self.traces.earlier[key]:
+            self.traces.before.setdefault(key, []).append((span, order))
+
+
 def _job_line(body: bytes, order: int, known: dict[str, str], spans: Any, carried: set[str],
-              wanted: frozenset[str] | None, traces: _JobTraces) -> list[str] | None:
+              wanted: frozenset[str] | None, traces: _JobTraces | _EarlierSpans) -> list[str] | None:
     """A long line of a job read in pieces (:mod:`~toolscore_export.span_pieces`), its first span numbered
     ``order``: each span's trace key, the job's own spans given to ``traces``; None when the line is to be
     read whole (nothing given then, when ``traces`` keeps its spans; a streamed job starts again).
