@@ -527,8 +527,11 @@ class StretchTraces:
         """Whether line ``index``, added in pieces, holds a span of ``key`` numbered before ``kept_from``."""
         if index not in self._pieced:
             return False  # a whole line: its spans before the refusal were kept with it
-        start = self.line_orders[index]
-        return any(at == key for at in self.line_keys[index][:kept_from - start])
+        try:  # (a C scan, no copy: a collector's line holds thousands of keys, and many traces may be turned down)
+            self.line_keys[index].index(key, 0, kept_from - self.line_orders[index])
+        except ValueError:
+            return False
+        return True
 
 
 def _line_start(handle: Any, at: int) -> int:
