@@ -28,6 +28,8 @@ from typing import Any
 
 import attrs
 
+from toolscore_export.stopping import run_job
+
 CHUNK_BYTES = 1 << 19  # ~350 rows; 1 MiB cost more worker CPU in 8 of 8 A/B rounds (median ~9%), likely cache effects
 AUTO_MIN_BYTES = 16 << 20  # below this (about 10,000 rows) starting workers costs more than it saves
 AUTO_MIN_TRACE_FILES = 200  # below this (about 0.1 s of work) starting workers costs more than it saves
@@ -293,13 +295,16 @@ def taken_back(data: bytes | str) -> bytes:
 _SPILLING = threading.Lock()
 
 
-def _start_worker(parent: int, spill: str, context: Any) -> None:
-    """A worker's start: quiet (:func:`_quiet_worker`), told how trace files are read
-    (``context``: inherited by the fork, never pickled), its heap padded (``heap_pad``)."""
+def _start_worker(parent: int, spill: str, context: Any, stop: Any) -> None:
+    """A worker's start: quiet (:func:`_quiet_worker`), listening for the driver's early stop
+    (:mod:`toolscore_export.stopping`), told how trace files are read (``context``: inherited
+    by the fork, never pickled), its heap padded (``heap_pad``)."""
     from toolscore_export.heap_pad import pad_the_heap
+    from toolscore_export.stopping import listen_for_stop
     from toolscore_export.trace_batches import set_context
 
     _quiet_worker(parent, spill)
+    listen_for_stop(stop)
     set_context(context)
     _fewer_collections()
     pad_the_heap()
@@ -411,10 +416,13 @@ class Workers:
     def __init__(self, count: int, context: Any = None) -> None:
         import tempfile
 
+        from toolscore_export.stopping import stop_flag
+
         self.count = count
         self.spill = tempfile.mkdtemp(prefix="toolscore-export-")  # the workers' encoded chunks, each read once
+        self._stop = stop_flag(_context())
         try:
-            self._pool = _pool(count, (os.getpid(), self.spill, context))
+            self._pool = _pool(count, (os.getpid(), self.spill, context, self._stop))
         except BaseException:
             os.rmdir(self.spill)
             raise
@@ -429,33 +437,30 @@ class Workers:
                 if job is None:
                     exhausted = True
                     break
-                pending.append(self._pool.apply_async(func, (job,)))
+                pending.append(self._pool.apply_async(run_job, (func, job)))
             if not pending:
                 return
             yield pending.popleft().get()
 
-    def close(self, *, finished: bool = False) -> None:
-        """Stop every worker, then remove the chunks none has read yet (an error or Ctrl-C).
+    def close(self) -> None:
+        """Stop every worker, then remove the chunks none has read yet.
 
-        ``finished`` (the export went well): the workers end their jobs in flight and exit, and
-        none is killed. Why: a worker killed while it sends a result holds the result queue's
-        lock for good, and the pool's task handler, which puts its last sentinel on that queue,
-        then waits forever in ``terminate`` (a fresh-clone CI run hung there once, after a
-        source's jobs were left in flight). On an error or Ctrl-C they are stopped at once."""
+        Jobs still in flight (an error, Ctrl-C, or a reader that needed no more results) are
+        abandoned, and each worker exits by itself: none is killed while it sends a result,
+        which would hang the pool (:mod:`toolscore_export.stopping` says how and why)."""
         import shutil
 
-        if finished:
-            self._pool.close()
-        else:
-            self._pool.terminate()
-        self._pool.join()
+        from toolscore_export.stopping import stop_early, wind_down
+
+        stop_early(self._pool, self._stop)
+        wind_down(self._pool)
         shutil.rmtree(self.spill, ignore_errors=True)
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, kind: object, *exc: object) -> None:
-        self.close(finished=kind is None)
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def error_fields(exc: Any) -> dict[str, Any]:
