@@ -169,7 +169,15 @@ def test_a_turn_only_takes_a_normalised_stop_reason():
 # -- tool-call arguments -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw", ['{"path": "foo.py", "te', "[1, 2]", '"just text"', "{'a': 1}"])
+def test_arguments_as_deep_as_the_kernel_reads_are_a_call():
+    raw = '{"a": ' + "[" * 99 + "]" * 99 + "}"  # 100 levels
+    call = ModelToolCall.parse("call_1", "write_file", raw)
+    assert not call.malformed and call.arguments == json.loads(raw)
+
+
+@pytest.mark.parametrize("raw", ['{"path": "foo.py", "te', "[1, 2]", '"just text"', "{'a': 1}",
+                                 '{"a": ' + "[" * 100 + "]" * 100 + "}",  # 101 levels: past the kernel's limit
+                                 '{"a": ' + "[" * 5000 + "]" * 5000 + "}"])  # past the parser's stack
 def test_malformed_or_truncated_arguments_are_kept_raw(raw):
     call = ModelToolCall.parse("call_1", "write_file", raw)
     assert call.arguments is None and call.raw_arguments == raw and call.malformed

@@ -458,10 +458,20 @@ def test_a_row_nested_past_the_parsers_depth_is_an_input_error(tmp_path, make_ro
     assert not (tmp_path / "out.jsonl").exists()
 
 
-def test_a_row_nested_past_what_orjson_writes_is_exported_as_the_kernel_reads_it(tmp_path, make_row, ghp,
-                                                                                  monkeypatch):
-    """orjson reads 1,024 levels but writes 254: a row nested 300 deep is read and written by the general
-    path, serially and by workers alike (its fast parse once raised orjson's TypeError instead)."""
+def test_a_row_nested_past_what_orjson_writes_is_refused_alike_serially_and_by_workers(tmp_path, make_row, ghp,
+                                                                                      monkeypatch):
+    """orjson reads 1,024 levels but writes 254: a row nested 300 deep takes the general path, and is
+    past a run row's limit (254 levels) there, serially and by workers alike."""
     monkeypatch.setattr(par, "can_fork", lambda: True)
-    serial, pooled = both(tmp_path, [nested_row_file(tmp_path, make_row, ghp, 300)])
-    assert serial == pooled and b'"args":{"deep":' + b"[" * 300 + b"]" * 300 + b"}" in serial
+    runs = nested_row_file(tmp_path, make_row, ghp, 300)
+    for workers in (1, 2):
+        with pytest.raises(InputError) as caught:
+            export_runs([runs], tmp_path / "out.jsonl", workers=workers)
+        assert caught.value.location == "line 31" and "more than 254 levels" in caught.value.message
+
+
+def test_a_row_as_deep_as_the_limit_is_exported_alike_serially_and_by_workers(tmp_path, make_row, ghp,
+                                                                              monkeypatch):
+    monkeypatch.setattr(par, "can_fork", lambda: True)
+    serial, pooled = both(tmp_path, [nested_row_file(tmp_path, make_row, ghp, 250)])  # the row: 254 levels
+    assert serial == pooled and b'"args":{"deep":' + b"[" * 250 + b"]" * 250 + b"}" in serial

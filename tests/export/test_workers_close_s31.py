@@ -1,6 +1,6 @@
 """A pool whose export went well lets its workers finish and exit (none killed: a worker killed while it
 sends a result would hold the result queue's lock, and the pool's terminate then waited forever); an
-error or Ctrl-C still stops them at once."""
+error or Ctrl-C stops them too, by asking (``toolscore_export.stopping``)."""
 
 from __future__ import annotations
 

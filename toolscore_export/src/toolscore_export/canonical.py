@@ -233,7 +233,14 @@ def _may_need_normalising(body: bytes) -> bool:
 
 def loads_line(raw: bytes, text: str) -> Any:
     """:func:`loads_prepared` of ``text``, one JSON Lines line decoded from ``raw``, by orjson when
-    that gives the same value.
+    that gives the same value (:func:`read_line`)."""
+    return read_line(raw, text)[0]
+
+
+def read_line(raw: bytes, text: str) -> tuple[Any, bool]:
+    """:func:`loads_prepared` of ``text``, one JSON Lines line decoded from ``raw``, by orjson when
+    that gives the same value, and whether orjson wrote it (so it nests at most
+    :data:`ORJSON_WRITES_LEVELS` levels: orjson writes no deeper).
 
     Why: the stdlib parser with float hooks costs about three times orjson's parse, and a
     run row's parse is one of the largest costs of an export. orjson's value is taken only
@@ -255,8 +262,12 @@ def loads_line(raw: bytes, text: str) -> Any:
                 written = b""
             if (len(written) == len(raw) - (raw[-1:] == b"\n") and raw.startswith(written)
                     and not _may_need_normalising(raw)):  # the newline makes no shape it looks for
-                return value
-    return loads_prepared(text)
+                return value, True
+    return loads_prepared(text), False
+
+
+#: The deepest nesting orjson writes (it refuses 255 levels of arrays and objects; a test checks it).
+ORJSON_WRITES_LEVELS = 254
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -370,6 +381,7 @@ __all__ = [
     "normal_number",
     "prepare",
     "prepared_bytes",
+    "read_line",
     "sha256_fast",
     "sha256_hex",
     "sha256_prepared",

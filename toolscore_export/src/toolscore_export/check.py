@@ -62,7 +62,7 @@ def _lines(path: Path, digest: Any) -> Iterator[tuple[int, bytes]]:
 def check_file(path: str | Path, *, require_manifest: bool = True) -> FileCheck:
     """Check every line of the records file at ``path`` and its manifest (see the module docstring)."""
     from toolscore_core import InputError
-    from toolscore_export.validate import validate_record
+    from toolscore_export.validate import _validate
 
     file = Path(path)
     if not file.exists():
@@ -79,14 +79,18 @@ def check_file(path: str | Path, *, require_manifest: bool = True) -> FileCheck:
                 problems.append(Problem(f"line {number}", "is blank (a records file has one record per line)"))
                 continue
             try:
-                record = json.loads(raw.decode("utf-8"))
+                text = raw.decode("utf-8")
+                record = json.loads(text)
             except (UnicodeDecodeError, ValueError) as exc:
                 problems.append(Problem(f"line {number}", f"is not valid JSON ({type(exc).__name__})"))
+                continue
+            except RecursionError:
+                problems.append(Problem(f"line {number}", "is nested too deeply to read, which no export writes"))
                 continue
             if not raw.endswith(b"\n"):
                 problems.append(Problem(f"line {number}", "has no trailing newline (the file was cut)"))
             try:
-                validate_record(record)
+                _validate(record, text)
             except InputError as exc:
                 problems.append(Problem(f"line {number}, {exc.location}", exc.message))
                 continue

@@ -236,7 +236,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import decode_line
     from toolscore_export.canonical import prepared_bytes
-    from toolscore_export.sources import _parsed, checked_cell, row_record_of
+    from toolscore_export.sources import RowTooDeep, _parsed, checked_cell, row_record_of
 
     path = Path(chunk.path)
     latest = set(chunk.latest) if chunk.latest is not None else None
@@ -251,6 +251,8 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
             number = chunk.first + offset
             try:
                 _, text, data = _parsed(number, raw, path, decode_line)
+            except RowTooDeep:
+                raise
             except InputError:
                 if chunk.final and offset == last:
                     break  # a torn last line: the first pass has reported it
@@ -486,7 +488,7 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
     cross the pipe, not a tuple and a string per row for the driver to unpickle and hash.
     """
     from toolscore_core import InputError
-    from toolscore_core.kernel.jsonl import TornLine
+    from toolscore_core.kernel.jsonl import TornLine, why_torn
     from toolscore_export.sources import CellKeys, _fast_loads, cell_of, quick_cell
 
     fast = _fast_loads()
@@ -511,9 +513,8 @@ def cell_ids(chunk: Chunk) -> tuple[Any, Any] | dict[str, Any]:
                 cell = cell_of(raw, number, path, fast)
             except InputError as exc:
                 if chunk.final and index == last:  # worded as the serial first pass words it
-                    why = "not valid UTF-8" if "UTF-8" in exc.message else "not valid JSON"
-                    reason = why if raw.endswith(b"\n") else f"no trailing newline, {why}"
-                    return keys, TornLine(file=path, line=number, offset=start, size=len(raw), reason=reason)
+                    return keys, TornLine(file=path, line=number, offset=start, size=len(raw),
+                                          reason=why_torn(exc, raw))
                 raise
             if isinstance(cell, str):  # anything else: the second pass names the line and what is wrong
                 keys.add(cell, where | number)

@@ -27,7 +27,9 @@ from typing import Any
 
 import attrs
 
-from toolscore_export.canonical import file_sha256, loads_line, prepare
+from toolscore_core import InputError
+from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than
+from toolscore_export.canonical import ORJSON_WRITES_LEVELS, file_sha256, prepare, read_line
 from toolscore_export.parallel import (
     EncodedRecords,
     LineSet,
@@ -89,9 +91,9 @@ _SLASH_ONLY = os.sep == "/" and os.altsep is None
 def _first_object(path: Path) -> Any:
     """The first non-blank line parsed as JSON, or None when it is not one JSON value."""
     with path.open("rb") as handle:
-        for raw in handle:
+        for number, raw in enumerate(handle, start=1):
             if raw.strip():
-                return _json_of(raw)
+                return _json_of(raw, path, f"line {number}")
     return None
 
 
@@ -121,17 +123,25 @@ def detect_kind(path: Path) -> str:
 
 
 def _load_json(path: Path) -> Any:
-    return _json_of(path.read_bytes())
+    return _json_of(path.read_bytes(), path, None)
 
 
-def _json_of(raw: bytes) -> Any:
-    """``raw`` parsed as one JSON value (a byte-order mark dropped), or None when it is not one."""
+def _json_of(raw: bytes, path: Path, location: str | None) -> Any:
+    """``raw`` parsed as one JSON value (a byte-order mark dropped), or None when it is not one.
+
+    JSON nested deeper than the parser can go (a thousand levels) is an InputError naming
+    ``path`` and ``location``: every reader of every kind refuses it (the kernel's trace
+    readers at 100 levels), so no kind would read it, and the user is told why at once."""
     import json
 
     try:
         return json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError):
         return None
+    except RecursionError:
+        what = f"{location} is" if location else "is"
+        raise InputError(f"{what} nested too deeply to read", file=path, location=location,
+                         expected=f"at most {ROW_MAX_NESTING} levels in a run row, {MAX_NESTING} in a trace") from None
 
 
 _RUN_KEY = b"run_record_version"
@@ -140,14 +150,15 @@ SMALL_FILE = 1 << 18  # a source this small is read whole once, up front: kind, 
 CACHE_BYTES = 16 << 20  # small trace files' bytes held from that read until their record is built
 
 
-def _first_line(raw: bytes) -> bytes | None:
-    """The first non-blank line of ``raw`` (with its newline), split as iterating the file splits it."""
+def _first_line(raw: bytes) -> tuple[int, bytes] | None:
+    """The first non-blank line of ``raw`` (with its newline) and its number, split as iterating
+    the file splits it."""
     start = 0
     while start < len(raw):
         end = raw.find(b"\n", start)
         end = len(raw) if end < 0 else end + 1
         if raw[start:end].strip():
-            return raw[start:end]
+            return raw.count(b"\n", 0, start) + 1, raw[start:end]
         start = end
     return None
 
@@ -160,16 +171,19 @@ def kind_of_bytes(path: Path, raw: bytes) -> str:
     is a trace file without a parse (with no escape in it, a key or value the rules look for
     would appear in the bytes as it is). A JSON Lines trace's first line can be megabytes.
     """
-    line = _first_line(raw)
-    if line is None or (b"\\" not in line and _RUN_KEY not in line and _KIND_BYTES not in raw):
+    found = _first_line(raw)
+    if found is None:
         return TRACE
-    first = _json_of(line)
+    number, line = found
+    if b"\\" not in line and _RUN_KEY not in line and _KIND_BYTES not in raw:
+        return TRACE
+    first = _json_of(line, path, f"line {number}")
     if isinstance(first, dict) and "run_record_version" in first:
         return RUN_ROW
     if isinstance(first, dict) and first.get("kind") == EVALUATION_KIND:
         return RECEIPT
     if first is None and path.suffix.lower() == ".json" and len(raw) < 64 * 1024 * 1024 and _KIND_BYTES in raw:
-        data = _json_of(raw)
+        data = _json_of(raw, path, None)
         items = data if isinstance(data, list) else [data]
         if items and all(isinstance(i, dict) and i.get("kind") == EVALUATION_KIND for i in items):
             return RECEIPT
@@ -471,7 +485,7 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
     read it off the head of each line but the last where it can (:func:`quick_cell`).
     """
     from toolscore_core import InputError
-    from toolscore_core.kernel.jsonl import TornLine
+    from toolscore_core.kernel.jsonl import TornLine, why_torn
 
     def cell(raw: bytes, number: int) -> Any:
         found = quick_cell(raw) if quick else None
@@ -492,9 +506,7 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
     try:
         value = cell_of(raw, number, path, fast)  # the last line is parsed: it may be torn
     except InputError as exc:
-        why = "not valid UTF-8" if "UTF-8" in exc.message else "not valid JSON"
-        reason = why if raw.endswith(b"\n") else f"no trailing newline, {why}"
-        on_torn(TornLine(file=path, line=number, offset=start, size=len(raw), reason=reason))
+        on_torn(TornLine(file=path, line=number, offset=start, size=len(raw), reason=why_torn(exc, raw)))
         return
     yield number, value
 
@@ -570,22 +582,45 @@ def _raw_rows(path: Path) -> Iterator[tuple[int, str, Any]]:
     if held is not None:
         try:
             yield _parsed(*held, path, decode_line)
+        except RowTooDeep:
+            raise
         except InputError:
             return
 
 
+#: Levels of arrays and objects a run row may have: as deep as orjson writes, so a row it
+#: wrote back byte for byte (nearly every row) is within the limit with no look at all. That
+#: is well past the kernel's limit for a document (100), as it must be: a row wraps values
+#: the kernel limits (a call's arguments sit four levels in). Why a limit: a row hundreds
+#: deep was exported, and its record then broke every walk after it (``export validate``
+#: ran out of stack).
+ROW_MAX_NESTING = ORJSON_WRITES_LEVELS
+
+
+class RowTooDeep(InputError):
+    """A run row that is JSON, complete, and nested past :data:`ROW_MAX_NESTING`: an error
+    wherever it stands, never a torn last line to skip (a torn line does not parse; this did)."""
+
+
 def _parsed(number: int, raw: bytes, path: Path, decode_line: Any) -> tuple[int, str, Any]:
+    """``(number, text, value)`` of one run row; an InputError naming the line when it is not
+    JSON (the kernel's own error), or a :class:`RowTooDeep`."""
     try:
         text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-        return number, text, loads_line(raw, text)
+        data, shallow = read_line(raw, text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         decode_line(raw, file=path, number=number)  # raises the kernel's own error for the line
         if isinstance(exc, RecursionError):  # the kernel read it (orjson reads 1,024 levels); this parser not
-            from toolscore_core import InputError
-
-            raise InputError(f"line {number} is nested too deeply to read", file=path,
-                             location=f"line {number}") from None  # the kernel's words for it
+            raise RowTooDeep(f"line {number} is nested too deeply to read", file=path, location=f"line {number}",
+                             expected=f"at most {ROW_MAX_NESTING} levels") from None
         raise
+    # no more brackets than the limit cannot nest past it: two counts settle the rest
+    if (not shallow and text.count("[") + text.count("{") > ROW_MAX_NESTING
+            and deeper_than(data, ROW_MAX_NESTING, text)):
+        raise RowTooDeep(f"line {number} is nested more than {ROW_MAX_NESTING} levels deep (arrays and objects "
+                         "inside each other)", file=path, location=f"line {number}",
+                         expected=f"at most {ROW_MAX_NESTING} levels")
+    return number, text, data
 
 
 def records_from_rows(path: Path, index: int, sha256: str, latest: LatestRows,

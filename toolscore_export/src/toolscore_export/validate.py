@@ -112,6 +112,13 @@ def _value_hash(value: Any, expected: str | None, base: str, field: str,
     return None
 
 
+#: Levels of arrays and objects a record may have: a run row's limit (``ROW_MAX_NESTING``,
+#: 254) and room for the few levels a record wraps a value in (a trace's values are held to
+#: 100). Past it no export wrote the record, and the checks' recursive walks (the canonical
+#: form, the schema) could run out of stack.
+RECORD_MAX_NESTING = 264
+
+
 def validate_record(record: Any) -> None:
     """Check ``record`` against the run-record schema and its own hashes.
 
@@ -119,6 +126,26 @@ def validate_record(record: Any) -> None:
     field that broke it (``$.completed_calls[0].status``, ``$.hashes.record_sha256``).
     Returns None for a valid, unchanged record.
     """
+    _validate(record)
+
+
+def _validate(record: Any, text: str | None = None) -> None:
+    """:func:`validate_record`; ``text``: the JSON ``record`` was read from, which proves most
+    records shallow without walking them (``export validate`` has it)."""
+    from toolscore_core import InputError
+    from toolscore_core.kernel.readlimits import deeper_than
+
+    if deeper_than(record, RECORD_MAX_NESTING, text):
+        raise InputError(f"is nested more than {RECORD_MAX_NESTING} levels deep, which no export writes",
+                         location="$", expected=f"at most {RECORD_MAX_NESTING} levels of arrays and objects")
+    try:
+        _checked(record)
+    except RecursionError:  # a caller already deep in its own stack: said, not a traceback
+        raise InputError("is nested too deeply to check from here", location="$",
+                         hint="Validate it from a shallower call (the command line does)") from None
+
+
+def _checked(record: Any) -> None:
     from toolscore_core import InputError
 
     problem = schema_problem(record)
@@ -131,4 +158,4 @@ def validate_record(record: Any) -> None:
                          hint="Export the run again from its source; a record is never edited by hand")
 
 
-__all__ = ["SCHEMA_FILE", "hash_problem", "record_schema", "schema_problem", "validate_record"]
+__all__ = ["RECORD_MAX_NESTING", "SCHEMA_FILE", "hash_problem", "record_schema", "schema_problem", "validate_record"]

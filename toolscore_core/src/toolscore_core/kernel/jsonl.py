@@ -117,8 +117,23 @@ def _parses(raw: bytes, file: Path, number: int) -> tuple[bool, str]:
     try:
         decode_line(raw, file=file, number=number)
     except InputError as exc:
-        return False, "not valid UTF-8" if "UTF-8" in exc.message else "not valid JSON"
+        return False, why_torn(exc)
     return True, ""
+
+
+def why_torn(error: InputError, raw: bytes | None = None) -> str:
+    """Why a last line that :func:`decode_line` refused is taken as torn, in a few words for
+    :class:`TornLine` (with ``raw``, whether it also lacks its newline).
+
+    A line nested past what the parsers can read (over a thousand levels) is said so, not
+    "not valid JSON": it may well be valid, and the user should not go looking for a typo."""
+    if "UTF-8" in error.message:
+        why = "not valid UTF-8"
+    elif "nested too deeply" in error.message:
+        why = "nested too deeply to read"
+    else:
+        why = "not valid JSON"
+    return why if raw is None or raw.endswith(b"\n") else f"no trailing newline, {why}"
 
 
 @contextmanager
@@ -335,9 +350,7 @@ def iter_json_objects(path: str | Path, *, on_torn: Callable[[TornLine], None] |
             value = decode_line(raw, file=file, number=number)
         except InputError as exc:
             if on_torn is not None:
-                why = "not valid UTF-8" if "UTF-8" in exc.message else "not valid JSON"
-                reason = why if raw.endswith(b"\n") else f"no trailing newline, {why}"
-                on_torn(TornLine(file=file, line=number, offset=start, size=len(raw), reason=reason))
+                on_torn(TornLine(file=file, line=number, offset=start, size=len(raw), reason=why_torn(exc, raw)))
             return
         yield _checked(value, file, number, what)
 
@@ -466,4 +479,5 @@ __all__ = [
     "read_runs",
     "repair_tail",
     "sidecar_path",
+    "why_torn",
 ]

@@ -227,11 +227,15 @@ class ModelToolCall(_JsonRoundTrip):
             return cls(id=id, name=name, arguments=dict(arguments))
         if not arguments.strip():
             return cls(id=id, name=name, arguments={})
+        from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than
+
         try:
             parsed = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past what the parser reads
             return cls(id=id, name=name, arguments=None, raw_arguments=arguments)
-        if not isinstance(parsed, dict):
+        # deeper than the kernel reads any document: every walk after this (the guard, the run
+        # row, its export) could run out of stack, so it is the model's malformed call instead
+        if not isinstance(parsed, dict) or deeper_than(parsed, MAX_NESTING, arguments):
             return cls(id=id, name=name, arguments=None, raw_arguments=arguments)
         return cls(id=id, name=name, arguments=parsed)
 

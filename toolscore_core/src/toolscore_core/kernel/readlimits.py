@@ -384,6 +384,25 @@ def walk(value: Any, *, file: str | Path | None = None, location: str | None = N
     return value
 
 
+def deeper_than(value: Any, levels: int, text: str | None = None) -> bool:
+    """Whether arrays and objects in ``value`` nest more than ``levels`` deep (``[]`` is one level).
+
+    For a reader with a limit of its own (the export's run rows and records, which wrap values
+    the kernel has limited). With ``text``, the JSON ``value`` was parsed from, the cheap tests
+    of :func:`settle` run first, and nearly every text is proved shallow without a walk.
+    The walk is iterative, so asking cannot overflow the stack the answer protects."""
+    if text is not None and levels >= MAX_NESTING and not _may_be_deep(text):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (list, dict)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > levels:
+            return True
+        items = node.values() if isinstance(node, dict) else node
+        stack.extend((item, depth + 1) for item in items if isinstance(item, (list, dict)))
+    return False
+
+
 def clean_text(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD (for strings that do not come
     from JSON, such as a Python caller's or an SDK object's)."""
@@ -499,6 +518,7 @@ __all__ = [
     "check_file_size",
     "check_yaml",
     "clean_text",
+    "deeper_than",
     "fast_json",
     "loads",
     "loads_bytes",
