@@ -218,3 +218,30 @@ def test_a_record_checked_from_deep_in_a_callers_stack_is_refused_in_words(recor
         from_depth(700)
     assert caught.value.location == "$" and "too deeply to check from here" in caught.value.message
     validate_record(deep)  # from a shallow stack it is valid
+
+
+def receipt_at(levels: int) -> dict:
+    """An evaluation receipt nested ``levels`` deep: its first actual call's arguments hold the depth."""
+    from toolscore_core import evaluate
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "guardrails"
+    receipt = evaluate(examples / "gold.json", examples / "trace.json").to_dict()
+    receipt["actual"][0]["args"] = {"deep": nested(levels - 4)}  # the receipt, actual, a call, args: 4
+    assert not deeper_than(receipt, levels) and deeper_than(receipt, levels - 1)
+    return receipt
+
+
+def test_receipts_are_held_to_a_rows_limit_as_json_lines_and_as_an_array(tmp_path):
+    lines, array = tmp_path / "receipts.jsonl", tmp_path / "receipts.json"
+    lines.write_text(json.dumps(receipt_at(ROW_MAX_NESTING)) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert export_runs([lines], out).records == 1
+    assert cli("export", "validate", out).returncode == 0
+    lines.write_text(json.dumps(receipt_at(6)) + "\n" + json.dumps(receipt_at(ROW_MAX_NESTING + 1)) + "\n",
+                     encoding="utf-8")
+    array.write_text(json.dumps([receipt_at(6), receipt_at(ROW_MAX_NESTING + 1)], indent=1), encoding="utf-8")
+    for source, where in ((lines, "line 2"), (array, "$[1]")):
+        done = cli("export", source, "-o", tmp_path / "refused.jsonl")
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert f"{source.name}, at {where}: is nested more than {ROW_MAX_NESTING} levels deep" in done.stderr
+

@@ -745,6 +745,7 @@ def receipt_inputs(path: Path, sha256: str, stats: SourceStats) -> Iterator[RunI
     from toolscore_core.kernel.jsonl import iter_json_objects
 
     first = _first_object(path)
+    place = "line {}"  # where a receipt is, said in an error: its line, its index in an array, or the file
     if isinstance(first, dict) and first.get("kind") == EVALUATION_KIND:
         items: Any = iter_json_objects(path, what="an evaluation receipt")
         many = True
@@ -752,10 +753,15 @@ def receipt_inputs(path: Path, sha256: str, stats: SourceStats) -> Iterator[RunI
         data = _load_json(path)
         items = enumerate(data if isinstance(data, list) else [data])
         many = isinstance(data, list)
+        place = "$[{}]" if many else "$"
     for where, record in items:
         if not isinstance(record, dict) or record.get("kind") != EVALUATION_KIND:
-            raise InputError("is not an evaluation receipt", file=path,
-                             location=f"line {where}" if many else "$", expected='"kind": "toolscore.evaluation"')
+            raise InputError("is not an evaluation receipt", file=path, location=place.format(where),
+                             expected='"kind": "toolscore.evaluation"')
+        if deeper_than(record, ROW_MAX_NESTING):  # a receipt holds a trace's values as a row does
+            raise InputError(f"is nested more than {ROW_MAX_NESTING} levels deep (arrays and objects inside each "
+                             "other)", file=path, location=place.format(where),
+                             expected=f"at most {ROW_MAX_NESTING} levels")
         run_id = f"{path.name}#{where}" if many else path.name
         line = where if many else None
         yield run_input_from_receipt(record, run_id, SourceRef(RECEIPT, path.name, sha256,
