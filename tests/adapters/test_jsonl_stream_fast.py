@@ -86,7 +86,7 @@ def test_random_files_read_as_the_general_reading_reads_them(tmp_path: Path,
     (b'{"n": ' + b"[" * 150 + b"]" * 150 + b"}",
      "line is nested more than 100 levels deep (arrays and objects inside each other)", "line 2"),
     (b'{"big": ' + b"9" * 5000 + b"}", "line is not readable: an integer of 5,000 digits is longer than Toolscore reads",
-     "line 2, line 1, column 9"),
+     "line 2, column 9"),
 ])
 def test_a_bad_line_is_worded_as_before(tmp_path: Path, line: bytes, message: str, location: str) -> None:
     path = tmp_path / "t.jsonl"

@@ -423,7 +423,12 @@ def _long_int_error(text: str, what: str, file: str | Path | None, location: str
     line = text.count("\n", 0, found.start()) + 1
     column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
     digits = len(found.group().lstrip("-"))
-    where = f"line {line}, column {column}" if location is None else f"{location}, line {line}, column {column}"
+    if location is None:
+        where = f"line {line}, column {column}"
+    elif line == 1:  # a text of one line (a JSON Lines line, its location already): its column says it all
+        where = f"{location}, column {column}"
+    else:
+        where = f"{location}, line {line}, column {column}"
     return InputError(f"{what} not readable: an integer of {digits:,} digits is longer than Toolscore reads",
                       file=file, location=where,
                       expected=f"integers of at most {MAX_INT_DIGITS:,} digits (write a longer number as a string)")
