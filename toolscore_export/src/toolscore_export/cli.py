@@ -63,7 +63,7 @@ def export() -> None:
 @click.option("--header", "headers", multiple=True, metavar="NAME=VALUE",
               help="--endpoint: an HTTP header to send (an API key, say); repeatable.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=10.0, show_default=True,
-              help="--endpoint: seconds to wait for each request.")
+              help="--endpoint: seconds each request may take in all, sending and answer included.")
 @click.option("--workers", type=click.IntRange(min=0, max=64), default=0, metavar="N",
               help="Processes that turn runs and trace files into records: 0 = one per CPU for large runs "
                    "files (16 MiB and up) or 200 trace files and more, 1 = none. The output is the same "

@@ -2,7 +2,9 @@
 
 Why stdlib ``urllib`` and not the OpenTelemetry SDK's exporter: an export is a batch job
 that must fail loudly (exit 2, one clear sentence) when the collector is not there, and the
-SDK's exporter retries in the background and logs instead. Each request has a timeout; the
+SDK's exporter retries in the background and logs instead. Each request has a deadline, for
+all of it, however slowly the collector reads or answers (:mod:`~toolscore_export.http_deadline`),
+and at most :data:`MAX_ANSWER_BYTES` of the answer are read; the
 statuses OTLP/HTTP calls retryable (429, 502, 503, 504) get a short, bounded number of
 retries; anything else is an InputError naming the endpoint and how many events were
 already accepted. Header values (an API key, say) never appear in a message.
@@ -26,6 +28,7 @@ PROTOCOLS = (PROTOBUF, JSON)
 LOGS_PATH = "/v1/logs"
 RETRYABLE = (429, 502, 503, 504)
 RETRIES = 2
+MAX_ANSWER_BYTES = 1 << 20  # of a collector's answer body read
 
 
 def logs_url(endpoint: str) -> str:
@@ -123,6 +126,7 @@ class OtlpSender:
         import urllib.request
 
         from toolscore_core import InputError
+        from toolscore_export.http_deadline import opener
 
         body, content_type = encode(request, self.protocol)
         headers = {**self.headers, "Content-Type": content_type}
@@ -130,15 +134,20 @@ class OtlpSender:
         for attempt in range(RETRIES + 1):
             req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as answer:
-                    rejected = _rejected(answer.read(), answer.headers.get("Content-Type", ""), self.protocol)
+                with opener(self.timeout).open(req, timeout=self.timeout) as answer:
+                    # a partial-success answer is a few bytes; more is no collector's, and is not read
+                    rejected = _rejected(answer.read(MAX_ANSWER_BYTES), answer.headers.get("Content-Type", ""),
+                                         self.protocol)
             except urllib.error.HTTPError as exc:
                 problem = f"it answered HTTP {exc.code} {exc.reason}"
                 if exc.code not in RETRYABLE or attempt == RETRIES:
                     break
             except (urllib.error.URLError, OSError) as exc:
                 reason = getattr(exc, "reason", exc)
-                problem = f"cannot reach it ({getattr(reason, 'strerror', None) or reason})"
+                if isinstance(reason, TimeoutError):
+                    problem = f"it did not take them and answer within {self.timeout:g} s (--timeout)"
+                else:
+                    problem = f"cannot reach it ({getattr(reason, 'strerror', None) or reason})"
                 break
             else:
                 self.sent += events - rejected
