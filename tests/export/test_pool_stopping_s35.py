@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from toolscore_core.kernel import worker_stop
 from toolscore_export import parallel, stopping
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="the export's workers start by fork")
@@ -92,7 +93,7 @@ def test_a_job_deaf_to_the_stop_is_terminated_after_the_grace(tmp_path):
         def deaf(n):
             if n == 0:
                 return n
-            signal.pthread_sigmask(signal.SIG_BLOCK, {stopping.STOP_SIGNAL})
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGURG})
             under_way(n)
             time.sleep(600)
 
@@ -118,27 +119,27 @@ def test_a_finished_pool_closes_with_its_workers_exiting_by_themselves(tmp_path)
 
 def test_a_job_is_skipped_once_the_driver_has_stopped(monkeypatch):
     calls: list[int] = []
-    flag = stopping.stop_flag(parallel._context())
-    monkeypatch.setattr(stopping, "_flag", flag)
-    assert stopping.run_job(calls.append, 1) is None and calls == [1]
+    flag = worker_stop.stop_flag(parallel._context())
+    monkeypatch.setattr(worker_stop, "_flag", flag)
+    assert worker_stop.run_job(calls.append, 1) is None and calls == [1]
     flag.value = 1
-    assert stopping.run_job(calls.append, 2) is None and calls == [1]
-    assert stopping.run_job(lambda n: n * 3, 3) is None
+    assert worker_stop.run_job(calls.append, 2) is None and calls == [1]
+    assert worker_stop.run_job(lambda n: n * 3, 3) is None
 
 
 def test_the_stop_ends_only_a_running_job(monkeypatch):
     """The handler raises in a job, and is silent outside one (where the pool's own code runs)."""
-    flag = stopping.stop_flag(parallel._context())
+    flag = worker_stop.stop_flag(parallel._context())
     flag.value = 1
-    monkeypatch.setattr(stopping, "_flag", flag)
-    stopping._on_stop(stopping.STOP_SIGNAL, None)  # no job: nothing happens
+    monkeypatch.setattr(worker_stop, "_flag", flag)
+    worker_stop._on_stop(worker_stop.STOP_SIGNAL, None)  # no job: nothing happens
 
     def job(n: int) -> int:
-        stopping._on_stop(stopping.STOP_SIGNAL, None)  # the signal, arriving mid-job
+        worker_stop._on_stop(worker_stop.STOP_SIGNAL, None)  # the signal, arriving mid-job
         return n
 
     flag.value = 0
-    monkeypatch.setattr(stopping, "_flag", flag)
+    monkeypatch.setattr(worker_stop, "_flag", flag)
     seen = []
 
     def stopped_mid_job(n: int) -> int:
@@ -146,7 +147,7 @@ def test_the_stop_ends_only_a_running_job(monkeypatch):
         seen.append(n)
         return job(n)
 
-    assert stopping.run_job(stopped_mid_job, 7) is None and seen == [7]
+    assert worker_stop.run_job(stopped_mid_job, 7) is None and seen == [7]
     flag.value = 0
-    assert stopping.run_job(job, 8) == 8  # a signal with no stop asked is not a stop
-    assert stopping._in_job is False
+    assert worker_stop.run_job(job, 8) == 8  # a signal with no stop asked is not a stop
+    assert worker_stop._in_job is False

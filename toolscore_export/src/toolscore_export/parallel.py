@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from toolscore_export.stopping import run_job
+from toolscore_core.kernel.worker_stop import run_job
 
 CHUNK_BYTES = 1 << 19  # ~350 rows; 1 MiB cost more worker CPU in 8 of 8 A/B rounds (median ~9%), likely cache effects
 AUTO_MIN_BYTES = 16 << 20  # below this (about 10,000 rows) starting workers costs more than it saves
@@ -299,10 +299,10 @@ _SPILLING = threading.Lock()
 
 def _start_worker(parent: int, spill: str, context: Any, stop: Any) -> None:
     """A worker's start: quiet (:func:`_quiet_worker`), listening for the driver's early stop
-    (:mod:`toolscore_export.stopping`), told how trace files are read (``context``: inherited
+    (:mod:`toolscore_core.kernel.worker_stop`), told how trace files are read (``context``: inherited
     by the fork, never pickled), its heap padded (``heap_pad``)."""
+    from toolscore_core.kernel.worker_stop import listen_for_stop
     from toolscore_export.heap_pad import pad_the_heap
-    from toolscore_export.stopping import listen_for_stop
     from toolscore_export.trace_batches import set_context
 
     _quiet_worker(parent, spill)
@@ -418,7 +418,7 @@ class Workers:
     def __init__(self, count: int, context: Any = None) -> None:
         import tempfile
 
-        from toolscore_export.stopping import stop_flag
+        from toolscore_core.kernel.worker_stop import stop_flag
 
         self.count = count
         self.spill = tempfile.mkdtemp(prefix="toolscore-export-")  # the workers' encoded chunks, each read once

@@ -48,9 +48,17 @@ import os
 import pickle
 import signal
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ThreadPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from concurrent.futures import Executor as FuturesPool
 from typing import Any, ClassVar
 
@@ -66,6 +74,7 @@ from toolscore_core.kernel.executors import (
     split_pair,
 )
 from toolscore_core.kernel.plugins import hookimpl
+from toolscore_core.kernel.worker_stop import ask_to_stop, listen_for_stop, run_job, stop_flag
 
 #: Items submitted per worker: one running and one queued keeps every worker busy while
 #: results come back, without holding a big input in memory.
@@ -74,14 +83,26 @@ IN_FLIGHT_PER_WORKER = 2
 #: What the forkserver imports before it forks any worker (see that module).
 PRELOAD = "toolscore_core.builtin.worker_preload"
 
-#: Seconds a worker gets to exit after SIGTERM when a run is closed early, before SIGKILL.
+#: Seconds the workers get to leave their items when a run is closed early (they are asked,
+#: :mod:`toolscore_core.kernel.worker_stop`), before they are terminated.
+STOP_GRACE_S = 5.0
+
+#: Seconds a worker gets to exit after SIGTERM, before SIGKILL.
 TERMINATE_GRACE_S = 1.0
 
 
-def _ignore_sigint() -> None:
+def _start_worker(stop: Any) -> None:
     """Worker initializer: Ctrl-C reaches the whole process group; only the caller acts on it
-    (and then stops the workers), so a worker prints no traceback of its own."""
+    (and then stops the workers), so a worker prints no traceback of its own. ``stop``: the
+    pool's shared flag, for the caller to ask the worker to leave its item."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    listen_for_stop(stop)
+
+
+class _ProcessPool(ProcessPoolExecutor):
+    """A process pool that knows the stop flag its workers share (:func:`_stop` raises it)."""
+
+    stop: Any
 
 
 def process_context(method: str | None = None) -> Any:
@@ -100,9 +121,11 @@ def process_context(method: str | None = None) -> Any:
 
 
 def _process_pool(workers: int) -> FuturesPool:
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(max_workers=workers, mp_context=process_context(), initializer=_ignore_sigint)
+    context = process_context()
+    stop = stop_flag(context)
+    pool = _ProcessPool(max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(stop,))
+    pool.stop = stop
+    return pool
 
 
 def _thread_pool(workers: int) -> FuturesPool:
@@ -120,13 +143,30 @@ def _worker_processes(pool: FuturesPool) -> list[Any]:
 
 
 def _stop(pool: FuturesPool, *, force: bool) -> None:
-    """Shut ``pool`` down; with ``force``, terminate workers still running items first
-    (threads cannot be stopped: with ``force`` a thread pool is left to finish on its own)."""
+    """Shut ``pool`` down; with ``force``, stop the items still running first (threads cannot
+    be stopped: with ``force`` a thread pool is left to finish on its own).
+
+    Why workers are asked before they are terminated: one terminated while it sends a result
+    of a few megabytes leaves the pool's manager thread waiting for the rest of it for ever,
+    and the caller's process then hangs at its exit (every time, with results of 16 MB).
+    Asked (:mod:`toolscore_core.kernel.worker_stop`), each leaves its item and exits by
+    itself; only one still busy after :data:`STOP_GRACE_S` is terminated, then killed."""
     processes = _worker_processes(pool)
+    manager = getattr(pool, "_executor_manager_thread", None)  # the shutdown below forgets it
+    if force and isinstance(pool, _ProcessPool):
+        ask_to_stop(processes, pool.stop)
     pool.shutdown(wait=False, cancel_futures=True)
     if force and isinstance(pool, ThreadPoolExecutor):
         return
     if force:
+        # the manager thread ends once every worker has left its item and exited; waiting on it,
+        # not on the workers, leaves it the only reader of their exit statuses (two readers race,
+        # and the loser records a forkserver worker's status as lost: 255)
+        deadline = time.monotonic() + STOP_GRACE_S
+        if manager is not None:
+            manager.join(STOP_GRACE_S)
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
         for process in processes:
             if process.is_alive():
                 process.terminate()
@@ -135,7 +175,9 @@ def _stop(pool: FuturesPool, *, force: bool) -> None:
             if process.is_alive():
                 process.kill()
                 process.join(TERMINATE_GRACE_S)
-    pool.shutdown(wait=True)  # joins the pool's manager thread and reaps what is left
+    pool.shutdown(wait=True)  # reaps what is left
+    if manager is not None:
+        manager.join(STOP_GRACE_S)  # ended with its workers, so the caller's exit does not wait on it
 
 
 def _death_of(processes: list[Any]) -> str:
@@ -169,6 +211,14 @@ def _unguarded_script_hint(processes: list[Any]) -> str:
         return ""
     return (f"; if {os.path.basename(path)} starts this work when it is imported, put that under "
             f"`if __name__ == \"__main__\":` (each worker process imports it again)")
+
+
+def _submit(pool: FuturesPool, fn: Callable[[Any], Any], item: Any) -> Future[Any]:
+    """``call_safely(fn, item)`` in ``pool``; in a worker process, as a job it can be asked to
+    leave (:func:`run_job`: the future then holds None, which no one reads: it was stopped)."""
+    if isinstance(pool, _ProcessPool):
+        return pool.submit(run_job, call_safely, fn, item)
+    return pool.submit(call_safely, fn, item)
 
 
 class _Stream:
@@ -226,7 +276,7 @@ class _Stream:
             key, item = self.suspects.popleft()
             if self.solo is None:
                 self.solo = self.make_pool(1)
-            future = self.solo.submit(call_safely, self.fn, item)
+            future = _submit(self.solo, self.fn, item)
             self.solo_processes = _worker_processes(self.solo)
             self.flight[future] = (key, item, self.solo)
 
@@ -235,10 +285,10 @@ class _Stream:
 
     def _submit_main(self, key: Hashable, item: Any) -> None:
         try:
-            future = self.pool.submit(call_safely, self.fn, item)
+            future = _submit(self.pool, self.fn, item)
         except BrokenExecutor:  # broke before we saw its failed futures
             self._replace_main()
-            future = self.pool.submit(call_safely, self.fn, item)
+            future = _submit(self.pool, self.fn, item)
         self.flight[future] = (key, item, self.pool)
 
     def _replace_main(self) -> None:
