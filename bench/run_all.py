@@ -28,6 +28,7 @@ RUNS: list[list[str]] = [
     ["bench_heap_pad.py"],
     ["bench_stretch_reading.py", "--rounds", "3"],
     ["bench_span_pieces.py", "--rounds", "3"],
+    ["bench_early_stop.py", "--rounds", "5"],
     ["bench_compare.py", "--rows", "100000"],
     ["bench_bulk.py", "--traces", "10000", "--workers", "1", "2"],
     ["bench_snapshots.py", "--tests", "1000", "--repeat", "3"],
