@@ -46,7 +46,7 @@ class SeenPaths:
     def earlier(self, path: Path) -> Path | None:
         """The earlier path whose ``resolve()`` equals ``path.resolve()``, or None; then ``path`` is met.
 
-        Raises what ``path.resolve()`` raises (a symlink loop) whenever that could matter.
+        A symbolic link that loops is an InputError naming it, whenever that could matter.
         """
         return self.earlier_info(path)[0]
 
@@ -63,7 +63,7 @@ class SeenPaths:
         places = range(len(self._paths)) if ident is None else self._by_id.get(ident, [])
         found = None
         if ident is None or places:
-            key = path.resolve()
+            key = _resolved(path)
             found = next((self._paths[i] for i in places if self._key(i) == key), None)
         if ident is not None:
             self._by_id.setdefault(ident, []).append(len(self._paths))
@@ -74,8 +74,19 @@ class SeenPaths:
     def _key(self, place: int) -> Path:
         key = self._keys[place]
         if key is None:
-            key = self._keys[place] = self._paths[place].resolve()
+            key = self._keys[place] = _resolved(self._paths[place])
         return key
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, or an InputError naming it when it is a symbolic link that loops."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop: RuntimeError before Python 3.13, OSError from it
+        from toolscore_core import InputError
+
+        raise InputError("is a symbolic link that leads back to itself", file=path,
+                         hint="Point the link at a file, or name the file itself") from None
 
 
 __all__ = ["FileId", "SeenPaths", "file_id", "file_info", "may_be"]
