@@ -17,7 +17,11 @@ The rules every executor keeps, and every caller may rely on:
 - **Bounded in flight.** An executor pulls items from the iterable lazily and keeps only
   about two per worker submitted, so memory stays flat on a million trace paths.
 - **Closing stops the work.** Closing the result iterator early (``break``, an exception,
-  Ctrl-C in the caller) shuts the workers down promptly and reaps them.
+  Ctrl-C in the caller) shuts the workers down promptly and reaps them. In the built-in
+  ``local`` executor an item stopped this way sees
+  :class:`~toolscore_core.kernel.worker_stop.Abandoned` raised where it runs (a
+  BaseException, so its ``finally`` blocks and ``with`` exits run: do not swallow it), and
+  its worker then exits by itself.
 - **Idempotence (callers rely on this).** An item may run more than once: an executor may
   re-run items whose worker died (the built-in one re-runs each item that was in flight when
   a worker died, to find out which item killed it; a Ray executor retries killed tasks). The
