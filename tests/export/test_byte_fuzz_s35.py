@@ -1,0 +1,110 @@
+"""Mutated bytes of every source kind: the export gives records that validate, or an InputError
+(exit 2), and nothing else, serially and with workers.
+
+Each case takes a valid source (run rows, a collector's OTLP lines read trace by trace, an
+OTLP file, an evaluation receipt, an ``mcp record`` session) and damages it the ways files are
+damaged: bytes flipped, cut, repeated or dropped, invalid UTF-8, a BOM, NUL and control
+characters, deep brackets, long digits, NaN. Seeds are fixed, so a failure replays.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from toolscore_core import InputError
+from toolscore_export import export_runs
+from toolscore_export import parallel as par
+from toolscore_export.check import check_file
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "adapters" / "fixtures"
+
+INSERTS = [b"\xff", b"\xc3", b"\xef\xbb\xbf", b"\x00", b"\x1b[31m", b"[" * 300, b"]", b"}", b"{", b'"', b"\\",
+           b"\\ud800", b"9" * 5000, b"NaN", b"-Infinity", b"1e999", b",", b":", b"\n", b"\r\n", b" " * 50,
+           "✓é\u202e".encode()]
+
+
+def mutated(data: bytes, rng: random.Random) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 3)):
+        where = rng.randrange(len(out) + 1)
+        how = rng.randrange(5)
+        if how == 0 and out:
+            out[min(where, len(out) - 1)] = rng.randrange(256)
+        elif how == 1:
+            del out[where:where + rng.randint(1, 40)]
+        elif how == 2:
+            out[where:where] = rng.choice(INSERTS)
+        elif how == 3:
+            out = out[:where]  # cut
+        else:
+            start = rng.randrange(len(out) + 1)
+            out[where:where] = out[start:start + rng.randint(1, 200)]  # a repeated piece
+    return bytes(out)
+
+
+def run_rows(make_row) -> bytes:
+    lines = []
+    for i in range(12):
+        row = make_row(task=f"t{i % 5}").to_dict()
+        row["turns"] = i
+        lines.append(json.dumps(row, ensure_ascii=i % 2 == 0))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def collector_lines() -> bytes:
+    request = json.loads((FIXTURES / "otel" / "mcp_spans.json").read_text(encoding="utf-8"))
+    spans = [s for r in request["resourceSpans"] for scope in r["scopeSpans"] for s in scope["spans"]]
+    lines = []
+    for number in range(6):
+        copy = [dict(s, traceId=f"{number + 1:032x}") for s in spans]
+        lines.append(json.dumps({"resourceSpans": [{"resource": request["resourceSpans"][0].get("resource", {}),
+                                                     "scopeSpans": [{"scope": {"name": "t"}, "spans": copy}]}]}))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def receipt() -> bytes:
+    from toolscore_core import evaluate
+
+    examples = ROOT / "examples" / "guardrails"
+    return json.dumps(evaluate(examples / "gold.json", examples / "trace.json").to_dict()).encode("utf-8") + b"\n"
+
+
+SOURCES = {
+    "runs.jsonl": (run_rows, {}),
+    "collector.jsonl": (lambda make_row: collector_lines(), {"per_trace": True}),
+    "trace.json": (lambda make_row: (FIXTURES / "otel" / "mcp_spans.json").read_bytes(), {}),
+    "receipts.jsonl": (lambda make_row: receipt(), {}),
+    "session.jsonl": (lambda make_row: (FIXTURES / "mcp" / "memory_session.jsonl").read_bytes(), {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_damaged_sources_give_valid_records_or_an_input_error(tmp_path, make_row, monkeypatch, name):
+    monkeypatch.setattr(par, "can_fork", lambda: True)
+    monkeypatch.setattr(par, "CHUNK_BYTES", 2048)
+    make, options = SOURCES[name]
+    original = make(make_row)
+    rng = random.Random(f"s35-{name}")
+    outcomes = {"records": 0, "refused": 0}
+    for case in range(60):
+        source = tmp_path / f"{case}-{name}"
+        source.write_bytes(mutated(original, rng))
+        for workers in (1, 2):
+            out = tmp_path / f"{case}-{workers}.jsonl"
+            try:
+                export_runs([source], out, workers=workers, **options)
+            except InputError as exc:
+                assert exc.message and not out.exists(), (case, workers)
+                outcomes["refused"] += 1
+                continue
+            except Exception as exc:
+                raise AssertionError(f"case {case}, workers {workers}: {type(exc).__name__}: {exc}") from exc
+            check = check_file(out)
+            assert check.ok, (case, workers, [p.describe() for p in check.problems][:3])
+            outcomes["records"] += 1
+    assert outcomes["records"] and outcomes["refused"]  # both kinds of outcome were met
