@@ -19,6 +19,7 @@ from toolscore_core import InputError
 from toolscore_export import export_runs
 from toolscore_export import parallel as par
 from toolscore_export.check import check_file
+from toolscore_export.manifest import MANIFEST_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "adapters" / "fixtures"
@@ -108,3 +109,32 @@ def test_damaged_sources_give_valid_records_or_an_input_error(tmp_path, make_row
             assert check.ok, (case, workers, [p.describe() for p in check.problems][:3])
             outcomes["records"] += 1
     assert outcomes["records"] and outcomes["refused"]  # both kinds of outcome were met
+
+
+@pytest.mark.parametrize("target", ["records", "manifest"])
+def test_a_damaged_records_file_or_manifest_is_reported_never_raised(tmp_path, make_row, target):
+    runs = tmp_path / "runs.jsonl"
+    runs.write_bytes(run_rows(make_row))
+    out = tmp_path / "records.jsonl"
+    export_runs([runs], out)
+    manifest = out.with_name(out.name + ".manifest.json")
+    damaged = out if target == "records" else manifest
+    original = damaged.read_bytes()
+    rng = random.Random(f"s35-validate-{target}")
+    found = 0
+    for case in range(150):
+        damaged.write_bytes(mutated(original, rng))
+        try:
+            check = check_file(out)
+        except InputError:
+            continue
+        except Exception as exc:
+            raise AssertionError(f"case {case}: {type(exc).__name__}: {exc}") from exc
+        found += not check.ok
+    for deep in (5000, 900):  # past the parser; read, but past the checks' walks
+        damaged.write_bytes(f'{{"schema": "{MANIFEST_SCHEMA}", "x": '.encode() + b"[" * deep + b"]" * deep + b"}")
+        problems = check_file(out).problems
+        assert problems
+        if target == "manifest":
+            assert [p.where for p in problems] == ["manifest"] and "nested" in problems[0].message
+    assert found > 100  # nearly every damage is seen

@@ -112,12 +112,20 @@ def _manifest_problems(file: Path, sha256: str, records: int, required: bool) ->
     if not where.exists():
         return [Problem("manifest", f"{where.name} is missing (an interrupted export, or it was removed)")] \
             if required else []
+    from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than
+
     try:
-        manifest = json.loads(where.read_text(encoding="utf-8"))
+        text = where.read_text(encoding="utf-8")
+        manifest = json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return [Problem("manifest", f"{where.name} cannot be read as JSON ({type(exc).__name__})")]
+    except RecursionError:
+        return [Problem("manifest", f"{where.name} is nested too deeply to read, which no export writes")]
     if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA:
         return [Problem("manifest, $.schema", f"{where.name} is not a {MANIFEST_SCHEMA}")]
+    if deeper_than(manifest, MAX_NESTING, text):  # a manifest is a few levels deep; its hash walks it
+        return [Problem("manifest", f"{where.name} is nested more than {MAX_NESTING} levels deep, "
+                                    "which no export writes")]
     problems = []
     if manifest.get(MANIFEST_HASH_KEY) != manifest_hash(manifest):
         problems.append(Problem(f"manifest, $.{MANIFEST_HASH_KEY}", "does not match the manifest (it was edited)"))
