@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -142,3 +143,48 @@ def test_a_damaged_records_file_or_manifest_is_reported_never_raised(tmp_path, m
         if target == "manifest":
             assert [p.where for p in problems] == ["manifest"] and "nested" in problems[0].message
     assert found > 100  # nearly every damage is seen
+
+
+def bench_collector_file(path: Path, traces: int, batch: int) -> None:
+    """The export bench's collector file (``bench_export.otlp_traces_file``) of ``traces`` traces."""
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))  # bench_export imports its neighbour _memory
+    try:
+        spec = importlib.util.spec_from_file_location("_bench_export_s35", ROOT / "bench" / "bench_export.py")
+        assert spec is not None and spec.loader is not None
+        bench = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    bench.otlp_traces_file(path, (FIXTURES / "otel" / "mcp_spans.json").read_bytes(), traces, batch=batch)
+
+
+def outcome_of(source: Path, out: Path, workers: int) -> tuple[str, Any]:
+    try:
+        export_runs([source], out, workers=workers, per_trace=True)
+    except InputError as exc:
+        return "error", (exc.message, exc.location)
+    lines = out.read_bytes().splitlines()
+    return "records", [json.loads(line)["hashes"]["record_sha256"] for line in lines]
+
+
+@pytest.mark.parametrize("batch", [8, 160])  # lines of about 28 kB, and of 560 kB read in pieces
+def test_a_damaged_collector_file_read_by_workers_gives_what_one_process_gives(tmp_path, monkeypatch, batch):
+    """The pool's trace-by-trace reading (stretches, pieces, jobs) against the serial reading."""
+    monkeypatch.setattr(par, "can_fork", lambda: True)
+    clean = tmp_path / "clean.jsonl"
+    bench_collector_file(clean, 340, batch)
+    original = clean.read_bytes()
+    assert len(original) > (1 << 20)  # large enough for the workers
+    rng = random.Random(f"s35-pool-{batch}")
+    kinds = set()
+    for case in range(20):
+        source = tmp_path / f"{case}.jsonl"
+        source.write_bytes(mutated(original, rng))
+        serial = outcome_of(source, tmp_path / f"{case}-1.jsonl", 1)
+        pooled = outcome_of(source, tmp_path / f"{case}-2.jsonl", 2)
+        assert pooled == serial, case
+        kinds.add(serial[0])
+    assert kinds == {"error", "records"}
