@@ -147,18 +147,10 @@ def test_a_damaged_records_file_or_manifest_is_reported_never_raised(tmp_path, m
 
 def bench_collector_file(path: Path, traces: int, batch: int) -> None:
     """The export bench's collector file (``bench_export.otlp_traces_file``) of ``traces`` traces."""
-    import importlib.util
-    import sys
+    from .test_plain_trace_s30 import bench_export_module
 
-    sys.path.insert(0, str(ROOT / "bench"))  # bench_export imports its neighbour _memory
-    try:
-        spec = importlib.util.spec_from_file_location("_bench_export_s35", ROOT / "bench" / "bench_export.py")
-        assert spec is not None and spec.loader is not None
-        bench = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(bench)
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    bench.otlp_traces_file(path, (FIXTURES / "otel" / "mcp_spans.json").read_bytes(), traces, batch=batch)
+    bench_export_module().otlp_traces_file(path, (FIXTURES / "otel" / "mcp_spans.json").read_bytes(), traces,
+                                           batch=batch)
 
 
 def outcome_of(source: Path, out: Path, workers: int) -> tuple[str, Any]:

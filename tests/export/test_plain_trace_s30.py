@@ -832,9 +832,8 @@ def test_every_fixture_trace_reads_as_the_general_path_reads_it(plain: Plain) ->
         assert problem is None, mismatch_message(plain, found, key, name, problem)
 
 
-def bench_file_traces(folder: Path) -> dict[str, Found]:
-    """The export bench's ``--otlp-traces 50`` file (written in ``folder``), grouped as the pool's first pass
-    groups it (each trace's spans over two lines: ``plain_spans`` of each line, numbered through the file)."""
+def bench_export_module() -> Any:
+    """``bench/bench_export.py`` as a module (its input writers, such as ``otlp_traces_file``)."""
     sys.path.insert(0, str(ROOT / "bench"))  # bench_export imports its neighbour _memory
     try:
         spec = importlib.util.spec_from_file_location("_bench_export_s30", ROOT / "bench" / "bench_export.py")
@@ -843,6 +842,13 @@ def bench_file_traces(folder: Path) -> dict[str, Found]:
         spec.loader.exec_module(bench)
     finally:
         sys.path.remove(str(ROOT / "bench"))
+    return bench
+
+
+def bench_file_traces(folder: Path) -> dict[str, Found]:
+    """The export bench's ``--otlp-traces 50`` file (written in ``folder``), grouped as the pool's first pass
+    groups it (each trace's spans over two lines: ``plain_spans`` of each line, numbered through the file)."""
+    bench = bench_export_module()
     path = folder / "traces.jsonl"
     bench.otlp_traces_file(path, (FIXTURES / "mcp_spans.json").read_bytes(), 50)
     raws: list[Any] = []
