@@ -101,8 +101,9 @@ class _TLSConnection(http.client.HTTPSConnection):
         self._deadline = deadline
 
     def connect(self) -> None:
-        # the TLS handshake reads the armed plain socket; the TLS socket that replaces it is
-        # armed too (a subclass with no state of its own, so its class can be set in place)
+        # the handshake ran in the TLS socket made from the armed plain one, within its timeout;
+        # that socket is armed too for what follows (a subclass with no state of its own, so its
+        # class can be set in place)
         super().connect()
         sock: Any = self.sock
         sock.__class__ = _SSLSocket
