@@ -99,8 +99,6 @@ def _first_object(path: Path) -> Any:
 
 def detect_kind(path: Path) -> str:
     """``run-row``, ``receipt`` or ``trace`` for the file at ``path`` (see the module docstring)."""
-    from toolscore_core import InputError
-
     if not path.exists():
         raise InputError("file not found", file=path, hint="Check the path")
     if not path.is_file():
@@ -344,8 +342,6 @@ def latest_lines(paths: list[Path], on_torn: Callable[[Any], None], workers: Wor
     it is ``unchecked``, and :func:`first_pass_error` must be asked before any later error is
     raised.
     """
-    from toolscore_core import InputError
-
     if len(paths) >= _MAX_SOURCES:
         raise InputError(f"{len(paths)} runs files are more than one export reads ({_MAX_SOURCES - 1})",
                          hint="Concatenate them first")
@@ -371,7 +367,6 @@ def first_pass_error(paths: list[Path]) -> Exception | None:
     error of the export, so each error raised after a quick first pass comes here first.
     An error path only: it parses every line of every runs file.
     """
-    from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import iter_json_objects
 
     fast = _fast_loads()
@@ -484,7 +479,6 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
     reports it. The cell id is a string either way, so the result cannot differ. ``quick``:
     read it off the head of each line but the last where it can (:func:`quick_cell`).
     """
-    from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import TornLine, why_torn
 
     def cell(raw: bytes, number: int) -> Any:
@@ -568,7 +562,6 @@ def _raw_rows(path: Path) -> Iterator[tuple[int, str, Any]]:
     Streams like the kernel's reader and skips a torn last line the same way (the first
     pass has reported it); a bad line anywhere else is an InputError naming the line.
     """
-    from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import decode_line
 
     held: tuple[int, bytes] | None = None
@@ -637,8 +630,6 @@ def records_from_rows(path: Path, index: int, sha256: str, latest: LatestRows,
 def checked_cell(data: Any, line: int, path: Path) -> str:
     """The cell id of a parsed row, once the row is known to be a valid run row (else InputError)."""
     if not isinstance(data, dict):
-        from toolscore_core import InputError
-
         raise InputError(f"line {line} is not a run row (a JSON object)", file=path, location=f"line {line}")
     if not surely_valid(data):  # the structural fast path; anything unusual gets the real validator
         from toolscore_core import validate_run_row
@@ -725,8 +716,6 @@ def _receipt_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 def run_input_from_receipt(record: dict[str, Any], run_id: str, source: SourceRef) -> RunInput:
     """An ``Evaluation.to_dict()`` record as a RunInput (``kind`` checked by the caller)."""
-    from toolscore_core import InputError
-
     if str(record.get("schema_version")) != "1" or not isinstance(record.get("actual"), list):
         raise InputError("is not a version 1 evaluation receipt", file=source.name,
                          location=f"line {source.line}" if source.line else "$",
@@ -741,7 +730,6 @@ def run_input_from_receipt(record: dict[str, Any], run_id: str, source: SourceRe
 
 def receipt_inputs(path: Path, sha256: str, stats: SourceStats) -> Iterator[RunInput]:
     """The receipts of a file: one JSON object or array, or JSON Lines of them."""
-    from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import iter_json_objects
 
     first = _first_object(path)
@@ -889,8 +877,6 @@ class Sources:
     def __iter__(self) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
         """Each run as a RunInput, except run rows: each its record, or (read by workers) blocks of
         encoded records."""
-        from toolscore_core import InputError
-
         seen = SeenPaths()
         kinds, sizes, hashes = [], [], []
         self._held, held = {}, 0
@@ -959,8 +945,6 @@ class Sources:
 
     def _records(self, kinds: list[str], row_paths: list[Path], workers: Workers | None,
                  latest: LatestRows) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
-        from toolscore_core import InputError
-
         run_ids = RunIds()
         traces: list[tuple[int, Path, SourceStats]] = []  # consecutive trace files, for the workers
         for index, (path, kind, stat) in enumerate(zip(self.paths, kinds, self.stats, strict=True)):
@@ -1048,7 +1032,6 @@ def _import_trace_readers() -> None:
     Why: imported in each worker instead, the adapters' span readers and the record builder were
     about 2.5 MiB of each worker's own memory (1 GB of OTLP traces: 15 MiB of each worker's PSS).
     Without the otel adapter nothing is imported here: reading the source says so, as ever."""
-    from toolscore_core import InputError
     from toolscore_core.kernel import readlimits  # noqa: F401 (imported to be shared)
     from toolscore_export.per_trace import otel_modules
 
