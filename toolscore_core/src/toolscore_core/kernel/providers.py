@@ -221,14 +221,16 @@ class ModelToolCall(_JsonRoundTrip):
         compatible servers) or nothing. Blank text counts as no arguments, because servers
         send ``""`` for tools without parameters; a cut-off turn is flagged by its
         ``stop_reason``, not here."""
+        from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than
+
         if arguments is None:
             return cls(id=id, name=name, arguments={})
-        if isinstance(arguments, dict):
+        if isinstance(arguments, dict):  # parsed by the SDK, which reads far deeper than the kernel:
+            if deeper_than(arguments, MAX_NESTING):  # held to the limit of text arguments (below)
+                return cls(id=id, name=name, arguments=None, raw_arguments=_text_of_deep(arguments))
             return cls(id=id, name=name, arguments=dict(arguments))
         if not arguments.strip():
             return cls(id=id, name=name, arguments={})
-        from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than
-
         try:
             parsed = json.loads(arguments)
         except (ValueError, RecursionError):  # RecursionError: nested past what the parser reads
@@ -253,6 +255,16 @@ class ModelToolCall(_JsonRoundTrip):
         """
         metadata = {"raw_arguments": self.raw_arguments} if self.raw_arguments is not None else {}
         return ToolCall(tool=tool or self.name, args=self.arguments, id=self.id, metadata=metadata)
+
+
+def _text_of_deep(arguments: dict[str, Any]) -> str:
+    """The JSON text of arguments an SDK parsed that nest past the kernel's limit: the model's
+    malformed call, kept as text as a string's would be. Past what the encoder can walk, a
+    sentence saying so (a Python caller's value; no SDK parses that deep)."""
+    try:
+        return json.dumps(arguments, ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return "(arguments nested too deeply to write as JSON)"
 
 
 @attrs.frozen(slots=True)
