@@ -83,10 +83,9 @@ def _resolved(path: Path) -> Path:
     try:
         return path.resolve()
     except (OSError, RuntimeError):  # a loop: RuntimeError before Python 3.13, OSError from it
-        from toolscore_core import InputError
+        from toolscore_core.kernel.files import symlink_loop
 
-        raise InputError("is a symbolic link that leads back to itself", file=path,
-                         hint="Point the link at a file, or name the file itself") from None
+        raise symlink_loop(path) from None
 
 
 __all__ = ["FileId", "SeenPaths", "file_id", "file_info", "may_be"]

@@ -32,11 +32,11 @@ def rank_adapters(app: App, path: Path) -> list[tuple[str, float]]:
     asked first, as :func:`toolscore_core.kernel.traces.load_trace_file` does; only when none
     does is the file parsed and every adapter asked about the data.
     """
-    from toolscore_core.kernel.files import load_data_file
+    from toolscore_core.kernel.files import load_data_file, not_a_file
     from toolscore_core.kernel.traces import HEAD_BYTES
 
     if not path.is_file():
-        raise InputError("file not found" if not path.exists() else "is not a file", file=path)
+        raise not_a_file(path)
     if path.stat().st_size == 0:
         raise InputError("is empty (0 bytes)", file=path, expected="a trace file with at least one tool call")
     adapters = app.registry("adapters").instances()

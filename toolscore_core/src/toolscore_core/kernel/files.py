@@ -13,6 +13,7 @@ same file) never sees half of one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -26,6 +27,33 @@ from toolscore_core.kernel.errors import InputError
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
+def not_a_file(path: Path) -> InputError:
+    """The error for a path that names no file to read: missing, a directory, a symbolic link
+    whose target is missing or that leads back to itself, or something else (a socket).
+
+    Why spelled out: "file not found" for a link that exists but loops sends a user looking
+    for a file that is right there."""
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except FileNotFoundError:
+            return InputError("is a symbolic link to a file that does not exist", file=path,
+                              hint="Point the link at a file, or name the file itself")
+        except (OSError, RuntimeError):  # a loop: RuntimeError before Python 3.13, OSError from it
+            return symlink_loop(path)
+    if not path.exists():
+        return InputError("file not found", file=path, hint="Check the path")
+    if path.is_dir():
+        return InputError("is a directory, not a file", file=path)
+    return InputError("is not a file", file=path)
+
+
+def symlink_loop(path: Path) -> InputError:
+    """The error for a symbolic link that leads back to itself (open and resolve both fail)."""
+    return InputError("is a symbolic link that leads back to itself", file=path,
+                      hint="Point the link at a file, or name the file itself")
+
+
 def read_text(path: str | Path) -> str:
     """The file's text; a missing file, a directory, invalid UTF-8 or a file over the size
     cap (:func:`~toolscore_core.kernel.readlimits.max_file_bytes`) is an InputError."""
@@ -34,11 +62,13 @@ def read_text(path: str | Path) -> str:
         with p.open("rb") as handle:
             readlimits.check_file_size(p, os.fstat(handle.fileno()).st_size)  # refused before reading
             raw = _read_capped(handle, p)
-    except FileNotFoundError:
-        raise InputError("file not found", file=p, hint="Check the path") from None
+    except FileNotFoundError:  # or a link to a missing file: said so
+        raise not_a_file(p) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a file", file=p) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise symlink_loop(p) from None
         raise InputError(f"cannot be read ({exc.strerror})", file=p) from None
     return decode_text(raw, p)
 

@@ -32,6 +32,7 @@ study and its readers ask of a file, :func:`completed_cells` (what resume skips)
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -44,6 +45,7 @@ import attrs
 
 from toolscore_core.kernel import readlimits
 from toolscore_core.kernel.errors import InputError
+from toolscore_core.kernel.files import not_a_file, symlink_loop
 from toolscore_core.kernel.runs import DONE_STATUSES, RunRow, validate_run_row
 
 TORN_SUFFIX = ".torn"
@@ -328,11 +330,13 @@ def iter_json_objects(path: str | Path, *, on_torn: Callable[[TornLine], None] |
     file = Path(path)
     try:
         handle = file.open("rb")
-    except FileNotFoundError:
-        raise InputError("file not found", file=file, hint="Check the path") from None
+    except FileNotFoundError:  # or a link to a missing file: said so
+        raise not_a_file(file) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a file", file=file) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise symlink_loop(file) from None
         raise InputError(f"cannot be read ({exc.strerror})", file=file) from None
     with handle:
         held: tuple[int, int, bytes] | None = None  # (number, offset, raw) of the line before

@@ -231,7 +231,9 @@ def _read_trace_file(path: Path, *, format: str | None, pm: PluginManager | None
     try:
         if raw is None:
             if not path.is_file():
-                raise InputError("file not found" if not path.exists() else "is not a file", file=path)
+                from toolscore_core.kernel.files import not_a_file
+
+                raise not_a_file(path)
             if path.stat().st_size == 0:
                 raise InputError("is empty (0 bytes)", file=path,
                                  expected="a trace file with at least one tool call")
