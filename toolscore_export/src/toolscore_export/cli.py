@@ -83,19 +83,28 @@ def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, go
     A cell run more than once (a retry, a resumed study) is exported once, by its latest
     row, as every reader of runs files counts it; `attempts` says how many rows it had.
     """
+    import sys
+
     from toolscore_core.cli import App
     from toolscore_export.export import export_runs
     from toolscore_export.heap_pad import pad_the_heap
+    from toolscore_export.progress import ExportProgress
 
     app = ctx.ensure_object(App)
+    progress = ExportProgress(sys.stderr, sources)
 
     def torn(line: Any) -> None:
+        progress.finish()
         click.echo(f"toolscore: warning: {line.describe()}", err=True)
 
     options = _send_options(fmt, endpoint, otlp_protocol, headers, timeout)
     pad_the_heap()  # this process ends with the export: its heap may keep its buffers too (see heap_pad)
-    result = export_runs(sources, output, fmt=fmt, gold=gold, trace_format=trace_format,
-                         pm=app.pm, on_torn=torn, workers=workers, per_trace=per_trace, **options)
+    try:
+        result = export_runs(sources, output, fmt=fmt, gold=gold, trace_format=trace_format, pm=app.pm,
+                             on_torn=torn, workers=workers, per_trace=per_trace, on_progress=progress.update,
+                             **options)
+    finally:  # an error or Ctrl-C is said on a line of its own
+        progress.finish()
     click.echo(f"{result.records} record(s) written to {result.output}; manifest {result.manifest_file}")
     if endpoint is not None:
         from toolscore_export.otlp_http import logs_url

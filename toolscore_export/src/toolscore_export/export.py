@@ -191,6 +191,10 @@ class _HashedFile(io.FileIO):
         return self._digest.hexdigest() if self._in_order and self._hashed == size else None
 
 
+def _ignore(records: int) -> None:
+    """The progress callback of an export no one watches."""
+
+
 def _fsync_dir(directory: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
@@ -202,7 +206,8 @@ def _fsync_dir(directory: Path) -> None:
 
 def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str = "aef", gold: str | Path | None = None,
                 trace_format: str | None = None, pm: Any = None, on_torn: Callable[[Any], None] | None = None,
-                workers: int | None = None, per_trace: bool = False, **options: Any) -> ExportResult:
+                workers: int | None = None, per_trace: bool = False,
+                on_progress: Callable[[int], None] | None = None, **options: Any) -> ExportResult:
     """Export every run of ``sources`` to ``output`` in format ``fmt``, plus its manifest.
 
     ``sources`` are runs files, trace files (scored against ``gold`` when given; read as
@@ -212,7 +217,9 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
     ``workers``: processes that turn run rows into records (None or 0: automatic, one per
     CPU for large runs files or many trace files; 1: this process only); the output is the
     same byte for byte. ``per_trace``: one record per trace id of an OTLP source instead of
-    one per file (:mod:`toolscore_export.per_trace`).
+    one per file (:mod:`toolscore_export.per_trace`). ``on_progress`` is called with the records
+    written so far, as they are written and as each worker's result comes back (a first pass
+    writes none yet): :class:`toolscore_export.progress.ExportProgress` shows them.
     """
     from toolscore_core import InputError
 
@@ -224,10 +231,16 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
     if gold is not None and not Path(gold).is_file():
         raise InputError("file not found", file=gold, hint="--gold names the gold file traces are scored against")
     exporter = find_format(fmt, pm)
-    reader = Sources(paths, trace_format=trace_format, gold=str(gold) if gold is not None else None, pm=pm,
-                     on_torn=on_torn, workers=workers, per_trace=per_trace, stat_results=infos)
-    takes_encoded = bool(getattr(exporter, "takes_encoded", False))
     count = 0
+    tell = on_progress if on_progress is not None else _ignore
+
+    def worked() -> None:  # a worker's result came back
+        tell(count)
+
+    reader = Sources(paths, trace_format=trace_format, gold=str(gold) if gold is not None else None, pm=pm,
+                     on_torn=on_torn, workers=workers, per_trace=per_trace, stat_results=infos,
+                     on_result=worked if on_progress is not None else None)
+    takes_encoded = bool(getattr(exporter, "takes_encoded", False))
 
     def records() -> Iterator[Any]:
         nonlocal count
@@ -238,9 +251,11 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
                     yield run
                 else:  # any other format gets the records themselves, as the serial path gives them
                     yield from (loads_prepared(line) for line in run.lines())
+                tell(count)
                 continue
             yield run if isinstance(run, dict) else build_record(run)  # a run row comes as its record
             count += 1
+            tell(count)
 
     directory = out.parent if str(out.parent) else Path(".")
     temp = directory / f".{out.name}.partial-{os.getpid()}"

@@ -22,7 +22,7 @@ import os
 import re
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -415,12 +415,13 @@ class Workers:
     it (or leaving the ``with`` block, by an error or Ctrl-C) stops every worker.
     """
 
-    def __init__(self, count: int, context: Any = None) -> None:
+    def __init__(self, count: int, context: Any = None, on_result: Callable[[], None] | None = None) -> None:
         import tempfile
 
         from toolscore_core.kernel.worker_stop import stop_flag
 
         self.count = count
+        self.on_result = on_result  # told of each result as it comes back (the export's progress)
         self.spill = tempfile.mkdtemp(prefix="toolscore-export-")  # the workers' encoded chunks, each read once
         self._stop = stop_flag(_context())
         try:
@@ -442,7 +443,10 @@ class Workers:
                 pending.append(self._pool.apply_async(run_job, (func, job)))
             if not pending:
                 return
-            yield pending.popleft().get()
+            result = pending.popleft().get()
+            if self.on_result is not None:
+                self.on_result()
+            yield result
 
     def close(self) -> None:
         """Stop every worker, then remove the chunks none has read yet.

@@ -872,6 +872,7 @@ class Sources:
     stats: list[SourceStats] = attrs.field(factory=list)
     # each path's os.stat made by the caller just before (None: none made; see SeenPaths.earlier_info)
     stat_results: list[os.stat_result | None] | None = None
+    on_result: Callable[[], None] | None = None  # called as each worker's result comes back (progress)
     _held: dict[int, bytes] = attrs.field(factory=dict, init=False)  # small trace files' bytes, by source place
 
     def __iter__(self) -> Iterator[RunInput | dict[str, Any] | EncodedRecords]:
@@ -918,7 +919,8 @@ class Sources:
                 if self._per_trace_bytes(kinds, sizes):
                     _import_trace_readers()
 
-                workers = stack.enter_context(Workers(count, TraceContext(self.trace_format, self.gold, self.pm)))
+                workers = stack.enter_context(Workers(count, TraceContext(self.trace_format, self.gold, self.pm),
+                                                      on_result=self.on_result))
             yield from self._runs(kinds, row_paths, torn, workers)
 
     def _per_trace_bytes(self, kinds: list[str], sizes: list[int]) -> int:
