@@ -192,3 +192,30 @@ def test_the_command_draws_its_progress_in_a_terminal(tmp_path):
     assert len(steps) >= 3 and all(step.endswith("\x1b[K") for step in steps), steps
     assert steps[-1].startswith("exporting traces.jsonl (") and " 300 records in " in steps[-1]
     assert "300 record(s) written to out.jsonl" in lines[lines.index(progress_line) + 1]
+
+
+def test_a_check_tells_of_every_line_and_ends_with_the_count(tmp_path, make_row, rows_file):
+    from toolscore_export import check_file
+
+    runs = rows_file(tmp_path / "runs.jsonl", [make_row(task=f"t{n}") for n in range(5)])
+    export_runs([runs], tmp_path / "out.jsonl")
+    with (tmp_path / "out.jsonl").open("ab") as handle:
+        handle.write(b"not json\n")  # a problem line is a line checked too
+    told: list[int] = []
+    result = check_file(tmp_path / "out.jsonl", on_progress=told.append)
+    assert result.records == 5 and [p.where for p in result.problems] == ["line 6", "manifest, $.output.sha256"]
+    assert told == [0, 1, 2, 3, 4, 5, 6]
+
+
+def test_validate_draws_its_progress_in_a_terminal(tmp_path, make_row, rows_file):
+    runs = rows_file(tmp_path / "runs.jsonl", [make_row(task=f"t{n}") for n in range(40)])
+    export_runs([runs], tmp_path / "out.jsonl")
+    code = ("import sys; from toolscore_export import progress; progress.FIRST_AFTER_S = 0.0; "
+            "progress.TERMINAL_EVERY_S = 0.0; from toolscore_core.cli import main; "
+            "sys.argv = ['toolscore'] + sys.argv[1:]; main()")
+    status, drawn = run_in_terminal([sys.executable, "-c", code, "export", "validate", "out.jsonl"], tmp_path)
+    assert status == 0, drawn
+    lines = drawn.split("\r\n")
+    progress_line = next(line for line in lines if "checking out.jsonl" in line)
+    assert progress_line.split("\r")[-1].startswith("checking out.jsonl (") and " 40 lines in " in progress_line
+    assert lines[lines.index(progress_line) + 1] == "out.jsonl: 40 record(s) valid; manifest matches"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,22 +59,26 @@ def _lines(path: Path, digest: Any) -> Iterator[tuple[int, bytes]]:
             yield number, raw
 
 
-def check_file(path: str | Path, *, require_manifest: bool = True) -> FileCheck:
-    """Check every line of the records file at ``path`` and its manifest (see the module docstring)."""
+def check_file(path: str | Path, *, require_manifest: bool = True,
+               on_progress: Callable[[int], None] | None = None) -> FileCheck:
+    """Check every line of the records file at ``path`` and its manifest (see the module docstring).
+
+    ``on_progress`` is called with the lines checked so far, after each line."""
     from toolscore_core import InputError
+    from toolscore_core.kernel.files import not_a_file
     from toolscore_export.validate import _validate
 
     file = Path(path)
-    if not file.exists():
-        raise InputError("file not found", file=file, hint="Check the path")
     if not file.is_file():
-        raise InputError("is not a file", file=file)
+        raise not_a_file(file)
+    tell = on_progress if on_progress is not None else _ignore
     problems: list[Problem] = []
     digest = hashlib.sha256()
-    records = 0
+    records = number = 0
     seen: set[str] = set()
     try:
         for number, raw in _lines(file, digest):
+            tell(number - 1)
             if not raw.strip():
                 problems.append(Problem(f"line {number}", "is blank (a records file has one record per line)"))
                 continue
@@ -103,8 +107,13 @@ def check_file(path: str | Path, *, require_manifest: bool = True) -> FileCheck:
     except OSError as exc:
         raise InputError(f"cannot be read ({exc.strerror})", file=file) from None
     else:
+        tell(number)
         problems.extend(_manifest_problems(file, digest.hexdigest(), records, require_manifest))
     return FileCheck(file=file, records=records, problems=tuple(problems))
+
+
+def _ignore(lines: int) -> None:
+    """The progress callback of a check no one watches."""
 
 
 def _manifest_problems(file: Path, sha256: str, records: int, required: bool) -> list[Problem]:

@@ -148,9 +148,16 @@ def validate(file: str, no_manifest: bool) -> None:
     Exit 0: intact. Exit 1: something changed since export (each problem names its line).
     Exit 2: FILE cannot be read.
     """
-    from toolscore_export.check import check_file
+    import sys
 
-    result = check_file(file, require_manifest=not no_manifest)
+    from toolscore_export.check import check_file
+    from toolscore_export.progress import ExportProgress
+
+    progress = ExportProgress(sys.stderr, [file], doing="checking", done="lines")
+    try:
+        result = check_file(file, require_manifest=not no_manifest, on_progress=progress.update)
+    finally:
+        progress.finish()
     for problem in result.problems:
         click.echo(f"{file}, {problem.describe()}", err=True)
     if not result.ok:

@@ -1,5 +1,6 @@
-"""What a long export shows while it works: the records written so far, the time and the rate,
-on stderr (stdout keeps the one line that says what was written, for scripts).
+"""What a long export (or ``export validate``) shows while it works: the records written (lines
+checked) so far, the time and the rate, on stderr (stdout keeps the one line that says what was
+done, for scripts).
 
 Why: a gigabyte of runs or traces takes the export half a minute to a minute, most of it in a
 first pass that writes nothing yet; without a sign of life a user cannot tell working from
@@ -34,8 +35,9 @@ class ExportProgress:
     """The progress of one export on ``stream``: call :meth:`update` with the records written so far
     (as often as you like), then :meth:`finish` once, whatever the outcome."""
 
-    def __init__(self, stream: IO[str], sources: Sequence[str | Path], *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, stream: IO[str], sources: Sequence[str | Path], *, doing: str = "exporting",
+                 done: str = "records", clock: Callable[[], float] = time.monotonic) -> None:
+        self.doing, self.done = doing, done  # "checking", "lines" for ``export validate``
         self.stream = stream
         self.terminal = bool(getattr(stream, "isatty", lambda: False)())
         self.clock = clock
@@ -69,8 +71,8 @@ class ExportProgress:
         record, ``... reading, 4 s``."""
         elapsed = max(now - self.started, 1e-9)
         if not self.records:
-            return f"exporting {self.what}: reading, {elapsed:.0f} s"
-        return (f"exporting {self.what}: {self.records:,} records in {elapsed:.0f} s "
+            return f"{self.doing} {self.what}: reading, {elapsed:.0f} s"
+        return (f"{self.doing} {self.what}: {self.records:,} {self.done} in {elapsed:.0f} s "
                 f"({self.records / elapsed:,.0f}/s)")
 
     def finish(self) -> None:
