@@ -105,11 +105,15 @@ def runs(ctx: click.Context, sources: tuple[str, ...], fmt: str, output: str, go
                              **options)
     finally:  # an error or Ctrl-C is said on a line of its own
         progress.finish()
+    if fmt == "otel" and not result.manifest["output"]["bytes"]:
+        click.echo(f"{result.records} run(s) read, none with a verdict, so no evaluation event was written "
+                   f"to {result.output} (score trace files with --gold); manifest {result.manifest_file}")
+        return
     click.echo(f"{result.records} record(s) written to {result.output}; manifest {result.manifest_file}")
     if endpoint is not None:
-        from toolscore_export.otlp_http import logs_url
+        from toolscore_export.otlp_http import logs_url, shown_url
 
-        click.echo(f"their evaluation events were sent to {logs_url(endpoint)}")
+        click.echo(f"their evaluation events were sent to {shown_url(logs_url(endpoint))}")
 
 
 def _send_options(fmt: str, endpoint: str | None, protocol: str | None, headers: tuple[str, ...],

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 PROTOBUF = "http/protobuf"
 JSON = "http/json"
@@ -29,19 +30,48 @@ LOGS_PATH = "/v1/logs"
 RETRYABLE = (429, 502, 503, 504)
 RETRIES = 2
 MAX_ANSWER_BYTES = 1 << 20  # of a collector's answer body read
+_USER_INFO = re.compile(r"(?<=//)[^/?#]*@")  # what comes before a URL's host: a user name, a password
 
 
 def logs_url(endpoint: str) -> str:
-    """The URL to POST logs to: ``endpoint`` as given, or with ``/v1/logs`` when it has no path."""
+    """The URL to POST logs to: ``endpoint`` as given, or with ``/v1/logs`` when it has no path;
+    a user name and password in it are taken out (:func:`basic_credentials` sends them)."""
     from toolscore_core import InputError
 
-    parts = urlsplit(endpoint)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InputError(f"--endpoint {endpoint!r} is not an http(s) URL",
+    try:
+        parts = urlsplit(endpoint)
+        parts.port  # noqa: B018 - a port that is not a number raises here, not at the first send
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"--endpoint {shown_url(endpoint)} is not an http(s) URL",
                          expected="a collector's OTLP/HTTP address, e.g. http://127.0.0.1:4318")
+    if "@" in parts.netloc:
+        endpoint = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
     if parts.path in ("", "/"):
         return endpoint.rstrip("/") + LOGS_PATH
     return endpoint
+
+
+def basic_credentials(endpoint: str) -> str | None:
+    """The ``Authorization`` value for a user name and password written in ``endpoint``
+    (``https://user:token@host``, as curl and requests take them); None when it has none.
+
+    Why: urllib sends neither, and left in the URL they became part of the host name ("Name or
+    service not known"), with the password in the error."""
+    parts = urlsplit(endpoint)
+    if parts.username is None and parts.password is None:
+        return None
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+
+
+def shown_url(url: str) -> str:
+    """``url`` fit for a message or the terminal: a user name and password are ``***``, and a token
+    in the query and control characters are not shown as they are (the kernel's :func:`visible`)."""
+    from toolscore_core.reports.text import visible
+
+    return visible(_USER_INFO.sub("***@", url, count=1), 300)
 
 
 def has_protobuf() -> bool:
@@ -115,10 +145,18 @@ class OtlpSender:
 
     def __init__(self, endpoint: str, *, protocol: str | None = None, timeout: float = 10.0,
                  headers: Mapping[str, str] | None = None) -> None:
+        from toolscore_core import InputError
+
         self.url = logs_url(endpoint)
         self.protocol = choose_protocol(protocol)
         self.timeout = timeout
         self.headers = dict(headers or {})
+        credentials = basic_credentials(endpoint)
+        if credentials is not None:
+            if any(name.lower() == "authorization" for name in self.headers):
+                raise InputError("--endpoint holds a user name and password and --header an Authorization "
+                                 "too: give the credentials once")
+            self.headers["Authorization"] = credentials
         self.sent = 0
 
     def send(self, request: Mapping[str, Any], events: int) -> None:
@@ -156,9 +194,10 @@ class OtlpSender:
                 problem = f"it rejected {rejected} of {events} event(s) (OTLP partial success)"
                 break
             time.sleep(0.2 * (attempt + 1))
-        raise InputError(f"the OTLP endpoint {self.url} did not take the events: {problem}",
+        raise InputError(f"the OTLP endpoint {shown_url(self.url)} did not take the events: {problem}",
                          hint=f"{self.sent} event(s) were accepted before this; check that an OpenTelemetry "
                               "collector listens there (OTLP/HTTP, usually port 4318)")
 
 
-__all__ = ["JSON", "LOGS_PATH", "PROTOBUF", "PROTOCOLS", "OtlpSender", "choose_protocol", "encode", "logs_url"]
+__all__ = ["JSON", "LOGS_PATH", "PROTOBUF", "PROTOCOLS", "OtlpSender", "basic_credentials", "choose_protocol", "encode",
+           "logs_url", "shown_url"]
