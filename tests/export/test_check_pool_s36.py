@@ -1,7 +1,7 @@
 """``toolscore export validate`` checks a large file with worker processes, and says exactly what one
 process says: the same problems in the same order, the same count, the same manifest verdict.
 
-A record's check costs about 240 us in one process, so a gigabyte took minutes. The workers check
+A record's check costs about 230 us in one process, so a gigabyte took minutes. The workers check
 chunks of whole lines; the driver keeps what needs the whole file (a run id seen twice, the count,
 stopping after MAX_PROBLEMS) and the file's hash. Here damaged files of every kind are checked both
 ways, with chunks small enough that every file is many chunks, and compared.

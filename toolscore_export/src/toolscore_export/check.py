@@ -165,7 +165,7 @@ def _pooled(path: Path, digest: Any, count: int) -> Generator[LineVerdict, None,
     """The verdicts of every line, from ``count`` worker processes, in file order.
 
     Why workers: a record's check (the schema, every hash over the canonical JSON) costs about
-    240 us in one process, so a gigabyte took minutes, and no line's check depends on another's:
+    230 us in one process, so a gigabyte took minutes, and no line's check depends on another's:
     what does (a run id twice, the count, when to stop) is the driver's :class:`_Tally`. The driver
     cuts the file into chunks of whole lines and hashes it as it cuts (``parallel._spans``); a
     worker reads its chunk and returns the verdicts of its lines that have something to say."""
