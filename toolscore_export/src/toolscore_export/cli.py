@@ -41,6 +41,7 @@ def export() -> None:
       toolscore export --format aef session.jsonl receipt.json -o records.jsonl
       toolscore export --format otel runs.jsonl -o events.jsonl --endpoint http://127.0.0.1:4318
       toolscore export validate records.jsonl
+      toolscore export schema > run-record-v1.schema.json
 
     Sources are runs files of `toolscore agent run`, trace files of any installed adapter
     format (an `mcp record` session is one), and evaluation receipts (Evaluation.to_dict()).
@@ -140,6 +141,26 @@ def _send_options(fmt: str, endpoint: str | None, protocol: str | None, headers:
         parsed[name.strip()] = value.strip()
     logs_url(endpoint)
     return {"endpoint": endpoint, "otlp_protocol": choose_protocol(protocol), "headers": parsed, "timeout": timeout}
+
+
+@export.command("schema", context_settings=CONTEXT)
+@click.option("--path", "show_path", is_flag=True, help="Print where the schema file is installed instead.")
+@run_command
+def schema(show_path: bool) -> None:
+    """Print the JSON Schema of a run record (toolscore.run-record v1, draft-07), as shipped.
+
+    \b
+    For an importer's own validator or code generator:
+      toolscore export schema > run-record-v1.schema.json
+    """
+    from importlib import resources
+
+    from toolscore_export.validate import SCHEMA_FILE, _schema_text
+
+    if show_path:
+        click.echo(str(resources.files("toolscore_export").joinpath("schemas").joinpath(SCHEMA_FILE)))
+        return
+    click.echo(_schema_text(), nl=False)
 
 
 @export.command("validate", context_settings=CONTEXT)
