@@ -1,7 +1,7 @@
 """A long export shows its progress on stderr: one line rewritten in a terminal, a line every ten
 seconds in a log, nothing for an export done in a moment.
 
-The export had none: a gigabyte took half a minute to a minute in silence, most of it in a first
+The export had none: a gigabyte took half a minute to a minute in silence, beginning with a first
 pass that writes nothing yet. The tests drive :class:`ExportProgress` with a clock of their own,
 check what the export tells it (worker results in the first pass included), and run the command
 in a real terminal (a pseudo-terminal) to see the line drawn, updated and ended.

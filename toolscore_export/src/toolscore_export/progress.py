@@ -2,8 +2,8 @@
 checked) so far, the time and the rate, on stderr (stdout keeps the one line that says what was
 done, for scripts).
 
-Why: a gigabyte of runs or traces takes the export half a minute to a minute, most of it in a
-first pass that writes nothing yet; without a sign of life a user cannot tell working from
+Why: a gigabyte of runs or traces takes the export half a minute to a minute, and it begins
+with a first pass that writes nothing yet; without a sign of life a user cannot tell working from
 stuck, and a CI job with no output for minutes may be killed as hung. In a terminal one line
 is rewritten a few times a second; anywhere else (a CI log, a file) a line is added every
 :data:`LOG_EVERY_S` seconds, so a log holds a handful of lines, not thousands. An export done
