@@ -75,3 +75,13 @@ def test_a_link_to_a_file_is_read_as_the_file(paths, tmp_path):
     (tmp_path / "linked.json").symlink_to("trace.json")
     done = cli("eval", paths["gold"], tmp_path / "linked.json")
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("kind", ["loop", "dangling", "folder", "missing"])
+def test_the_export_says_what_a_source_or_gold_path_is(paths, kind, tmp_path):
+    for args in (("export", paths[kind], "-o", tmp_path / "out.jsonl"),
+                 ("export", paths["trace"], "--gold", paths[kind], "-o", tmp_path / "out.jsonl")):
+        done = cli(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert EXPECTED[kind] in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+    assert "--gold names the gold file" in done.stderr

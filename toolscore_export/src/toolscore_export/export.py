@@ -229,7 +229,10 @@ def export_runs(sources: Iterable[str | Path], output: str | Path, *, fmt: str =
     out = Path(output)
     infos = _check_output(out, paths)
     if gold is not None and not Path(gold).is_file():
-        raise InputError("file not found", file=gold, hint="--gold names the gold file traces are scored against")
+        from toolscore_core.kernel.files import not_a_file
+
+        raise InputError(not_a_file(Path(gold)).message, file=gold,
+                         hint="--gold names the gold file traces are scored against")
     exporter = find_format(fmt, pm)
     count = 0
     tell = on_progress if on_progress is not None else _ignore

@@ -99,10 +99,10 @@ def _first_object(path: Path) -> Any:
 
 def detect_kind(path: Path) -> str:
     """``run-row``, ``receipt`` or ``trace`` for the file at ``path`` (see the module docstring)."""
-    if not path.exists():
-        raise InputError("file not found", file=path, hint="Check the path")
     if not path.is_file():
-        raise InputError("is not a file", file=path)
+        from toolscore_core.kernel.files import not_a_file
+
+        raise not_a_file(path)
     if path.stat().st_size == 0:
         raise InputError("is empty (0 bytes)", file=path,
                          expected="a runs file, a trace file or an evaluation receipt")
