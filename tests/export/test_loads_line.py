@@ -62,7 +62,11 @@ def test_loads_line_agrees_with_the_stdlib_parse_on_varied_rows(awkward: bool, m
 
     slow_parses = []
     monkeypatch.setattr(canonical, "loads_prepared", lambda text: slow_parses.append(text) or loads_prepared(text))
-    lines = [raw for row in _rows(400, awkward) for raw in _lines(row)]
+    import orjson
+
+    rows = _rows(400, awkward)
+    lines = [raw for row in rows for raw in _lines(row)]
+    as_orjson_writes = {orjson.dumps(row) + b"\n" for row in rows if not awkward}
     for raw in lines:
         text = raw.decode("utf-8")
         fast, slow = loads_line(raw, text), loads_prepared(text)
@@ -70,14 +74,18 @@ def test_loads_line_agrees_with_the_stdlib_parse_on_varied_rows(awkward: bool, m
         assert prepared_bytes(fast) == prepared_bytes(slow)
     if awkward:  # nearly every line needs the slow parse
         assert len(slow_parses) > 0.9 * len(lines)
-    else:  # the orjson lines took the fast one, the others (escaped, spaced, CRLF) the slow one
-        assert 0.2 * len(lines) < len(lines) - len(slow_parses) <= 400
+    else:  # only lines orjson writes byte for byte took the fast one (the compact stdlib line of a row
+        # can be the same bytes); the others (escaped, spaced, CRLF) the slow one
+        slow = set(slow_parses)
+        fast_lines = [raw for raw in lines if raw.decode("utf-8") not in slow]
+        assert 0.2 * len(lines) < len(fast_lines)
+        assert all(raw in as_orjson_writes for raw in fast_lines)
 
 
 @pytest.mark.parametrize("raw", [
     b'{"a":1.0}', b'{"a":[-0.0]}', b'{"a":0.00001}', b'{"a":1e-7}', b'{"a":1e5}', b'{"a":1E5}', b'{"a":1,"a":2}',
     b'{"a":NaN}', b'{"a":Infinity}', b'{"a":123456789012345678901234567890}', b'{"a":"\\u00e9"}',
-    b'{"a":"\\ud800"}', b'{"a": 1}', b'{"a":0.5}\n', b'{"a":2.50}', b'[1.0]', b'{"a":{"b":[1.5e-9,1e300]}}',
+    b'{"a":"\\ud800"}', b'{"a":"v2e-3"}', b'{"a":"toolscore-cjson-1"}', b'{"a": 1}', b'{"a":0.5}\n', b'{"a":2.50}', b'[1.0]', b'{"a":{"b":[1.5e-9,1e300]}}',
 ])
 def test_loads_line_agrees_on_awkward_lines(raw: bytes):
     text = raw.decode("utf-8")

@@ -46,11 +46,13 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
-def _mutants(base: dict[str, Any]) -> list[dict[str, Any]]:
+def _mutants(base: dict[str, Any], odd_values: tuple[Any, ...] = ODD_VALUES) -> list[dict[str, Any]]:
+    """``base`` with each field, at every level, replaced by each of ``odd_values``, removed, or (an
+    object) given a key no schema names."""
     out = []
     for path in _paths(base):
         parent_path, last = path[:-1], path[-1]
-        for value in (*ODD_VALUES, "<removed>", "<extra key>"):
+        for value in (*odd_values, "<removed>", "<extra key>"):
             mutant = copy.deepcopy(base)
             parent: Any = mutant
             for part in parent_path:

@@ -212,10 +212,12 @@ def _may_need_normalising(body: bytes) -> bool:
 
     In orjson's writing such a float appears in only three shapes: an integral one below
     1e16 ends in ``.0`` (orjson writes no other form for one: a test checks it), a small one
-    is ``0.0000...`` or has a negative exponent (``e-``). Each shape is found from a
-    one-character search (``.`` or ``-``, a memchr: a search for the shapes themselves costs
-    several times more on a long line). A match inside a string only sends the line to
-    the slow parse.
+    is ``0.0000...`` or has a negative exponent (``e-`` after a digit: orjson writes ``1e-7``,
+    never ``.e-``). Each shape is found from a one-character search (``.`` or ``-``, a memchr:
+    a search for the shapes themselves costs several times more on a long line). A match
+    inside a string only sends the line to the slow parse. Why the digit: every run record
+    holds ``"toolscore-cjson-1"``, and text such as ``"re-run"`` is common in answers; an
+    ``e-`` alone sent every record, and many rows, to the slow parse.
     """
     find = body.find
     dot = find(b".")
@@ -225,7 +227,7 @@ def _may_need_normalising(body: bytes) -> bool:
         dot = find(b".", dot + 1)
     dash = find(b"-")
     while dash >= 0:
-        if body[dash - 1:dash] == b"e":
+        if body[dash - 1:dash] == b"e" and body[dash - 2:dash - 1].isdigit():
             return True
         dash = find(b"-", dash + 1)
     return False
@@ -239,31 +241,46 @@ def loads_line(raw: bytes, text: str) -> Any:
 
 def read_line(raw: bytes, text: str) -> tuple[Any, bool]:
     """:func:`loads_prepared` of ``text``, one JSON Lines line decoded from ``raw``, by orjson when
-    that gives the same value, and whether orjson wrote it (so it nests at most
-    :data:`ORJSON_WRITES_LEVELS` levels: orjson writes no deeper).
+    that gives the same value (:func:`orjson_line`), and whether orjson wrote it (so it nests at
+    most :data:`ORJSON_WRITES_LEVELS` levels: orjson writes no deeper).
 
     Why: the stdlib parser with float hooks costs about three times orjson's parse, and a
-    run row's parse is one of the largest costs of an export. orjson's value is taken only
-    when the line is byte for byte what orjson writes for that value (so the line holds no
-    duplicate key, no escape orjson would not write, no integer orjson turned into a float)
-    and holds no float :func:`normal_number` would change (:func:`_may_need_normalising`);
-    every other line, and every line orjson refuses, is parsed by :func:`loads_prepared`,
-    which also raises its errors.
+    run row's parse is one of the largest costs of an export. Every line :func:`orjson_line`
+    turns down is parsed by :func:`loads_prepared`, which also raises its errors.
+    """
+    value = orjson_line(raw)
+    if value is NOT_ORJSON_LINE:
+        return loads_prepared(text), False
+    return value, True
+
+
+#: What :func:`orjson_line` returns for a line it does not vouch for (``None`` is a line's value).
+NOT_ORJSON_LINE: Any = object()
+
+
+def orjson_line(raw: bytes) -> Any:
+    """orjson's value of the JSON Lines line ``raw`` when the line is byte for byte what orjson
+    writes for that value and holds no float :func:`normal_number` would change
+    (:func:`_may_need_normalising`); else :data:`NOT_ORJSON_LINE`.
+
+    What such a value is: the standard parser's value of the line (it holds no duplicate key, no
+    escape orjson would not write, no integer orjson turned into a float), already in prepared
+    shape (so its canonical bytes are orjson's, sorted), and at most :data:`ORJSON_WRITES_LEVELS`
+    deep. A records file read back by ``export validate`` is such lines, as run rows are.
     """
     if _FAST:
         try:
             value = _orjson.loads(raw)  # a newline ending the line is whitespace to a parser: no copy without it
         except ValueError:  # orjson.JSONDecodeError
-            pass
-        else:
-            try:
-                written = _orjson.dumps(value)
-            except TypeError:  # orjson writes 254 levels where it reads 1,024: the general path decides
-                written = b""
-            if (len(written) == len(raw) - (raw[-1:] == b"\n") and raw.startswith(written)
-                    and not _may_need_normalising(raw)):  # the newline makes no shape it looks for
-                return value, True
-    return loads_prepared(text), False
+            return NOT_ORJSON_LINE
+        try:
+            written = _orjson.dumps(value)
+        except TypeError:  # orjson writes 254 levels where it reads 1,024: the general path decides
+            return NOT_ORJSON_LINE
+        if (len(written) == len(raw) - (raw[-1:] == b"\n") and raw.startswith(written)
+                and not _may_need_normalising(raw)):  # the newline makes no shape it looks for
+            return value
+    return NOT_ORJSON_LINE
 
 
 #: The deepest nesting orjson writes (it refuses 255 levels of arrays and objects; a test checks it).
@@ -348,7 +365,14 @@ def sha256_fast(value: Any) -> str:
 
 
 def sha256_hex(value: Any) -> str:
-    """SHA-256 (lowercase hex) of the canonical JSON of ``value`` (prepared first)."""
+    """SHA-256 (lowercase hex) of the canonical JSON of ``value`` (prepared first).
+
+    A value already in prepared shape (:func:`is_prepared`: nearly every value read back from a
+    record) is hashed by :func:`sha256_fast` with no copy: the same bytes, since ``prepare``
+    would return an equal value of the same types, at a fifth of the cost of the copy and the
+    standard library's encoder (``export validate`` takes several of these a record)."""
+    if is_prepared(value):
+        return sha256_fast(value)
     return hashlib.sha256(canonical_bytes(prepare(value))).hexdigest()
 
 
@@ -371,6 +395,7 @@ def file_sha256(path: Any, chunk: int = 1 << 20) -> str:
 
 __all__ = [
     "CANONICAL_FORM",
+    "NOT_ORJSON_LINE",
     "StdlibFloat",
     "canonical_bytes",
     "file_sha256",
@@ -379,6 +404,7 @@ __all__ = [
     "loads_line",
     "loads_prepared",
     "normal_number",
+    "orjson_line",
     "prepare",
     "prepared_bytes",
     "read_line",

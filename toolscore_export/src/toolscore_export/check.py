@@ -102,20 +102,24 @@ def line_verdict(number: int, raw: bytes) -> LineVerdict:
     """The verdict of line ``number`` (``raw``: its bytes, with its newline when it has one), by
     itself: what one line can tell (not JSON, cut, a failed schema or hash)."""
     from toolscore_core import InputError
+    from toolscore_export.canonical import NOT_ORJSON_LINE, orjson_line
     from toolscore_export.validate import _validate
 
     if not raw.strip():
         return number, [Problem(f"line {number}", "is blank (a records file has one record per line)")], None
     try:
         text = raw.decode("utf-8")
-        record = json.loads(text)
+        record = orjson_line(raw)  # the lines an export writes: read at a third of the cost, known prepared
+        prepared = record is not NOT_ORJSON_LINE
+        if not prepared:
+            record = json.loads(text)
     except (UnicodeDecodeError, ValueError) as exc:
         return number, [Problem(f"line {number}", f"is not valid JSON ({type(exc).__name__})")], None
     except RecursionError:
         return number, [Problem(f"line {number}", "is nested too deeply to read, which no export writes")], None
     problems = [] if raw.endswith(b"\n") else [Problem(f"line {number}", "has no trailing newline (the file was cut)")]
     try:
-        _validate(record, text)
+        _validate(record, text, prepared=prepared)
     except InputError as exc:
         problems.append(Problem(f"line {number}, {exc.location}", exc.message))
         return number, problems, None

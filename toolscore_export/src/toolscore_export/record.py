@@ -550,14 +550,18 @@ def record_line(run: RunInput) -> bytes:
     return prepared_bytes(build_record(run), sort_keys=False, newline=True)
 
 
-def record_hash(record: Mapping[str, Any]) -> str:
+def record_hash(record: Mapping[str, Any], *, prepared: bool = False) -> str:
     """SHA-256 of the canonical JSON of ``record`` with ``hashes.record_sha256`` absent.
 
     The strict encoder: a record read back from a file may hold what no export writes
-    (NaN, ``1.0``), and that must change the hash or fail, never pass."""
+    (NaN, ``1.0``), and that must change the hash or fail, never pass. Such a record is not in
+    prepared shape; one that is (every record an export wrote) is hashed by orjson, whose
+    bytes for a prepared value are the strict encoder's (:func:`~toolscore_export.canonical.is_prepared`)."""
     hashes = record.get("hashes")
     if isinstance(hashes, Mapping) and RECORD_HASH_KEY in hashes:
         record = {**record, "hashes": {k: v for k, v in hashes.items() if k != RECORD_HASH_KEY}}
+    if prepared or is_prepared(record):  # prepared: the caller knows it is (canonical.orjson_line read it)
+        return sha256_fast(record)
     return sha256_prepared(record)
 
 

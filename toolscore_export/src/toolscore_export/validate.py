@@ -1,7 +1,8 @@
 """``validate_record(record)``: is this a well-formed run record, unchanged since it was written?
 
 Two checks, in this order, each naming the exact field that broke: the JSON Schema
-(``schemas/run-record-v1.schema.json``, draft-07, compiled once with fastjsonschema), then
+(``schemas/run-record-v1.schema.json``, draft-07, compiled once with fastjsonschema; a record
+:mod:`~toolscore_export.record_check` proves valid by plain type tests skips it), then
 the record's own ``hashes.record_sha256`` and the per-value hashes (arguments, results,
 prompt, final answer). A schema-valid record with a changed value fails on the hash, so
 tampering with any field is caught; which field is named when it carries a hash of its
@@ -16,8 +17,9 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
-from toolscore_export.canonical import prepare, sha256_prepared
+from toolscore_export.canonical import sha256_fast, sha256_hex
 from toolscore_export.record import RECORD_HASH_KEY, record_hash
+from toolscore_export.record_check import surely_valid_record
 
 SCHEMA_FILE = "run-record-v1.schema.json"
 
@@ -74,40 +76,75 @@ def schema_problem(record: Any) -> tuple[str, str] | None:
     return None
 
 
-def hash_problem(record: Mapping[str, Any]) -> tuple[str, str] | None:
+def hash_problem(record: Mapping[str, Any], *, prepared: bool = False) -> tuple[str, str] | None:
     """``(JSON path, what is wrong)`` for the first hash that does not match, or None.
 
     Value hashes are checked first, so a changed argument or result names its call; the
-    record hash last, so any other change is still caught.
+    record hash last, so any other change is still caught. ``prepared``: the caller knows
+    ``record`` is in prepared shape (``canonical.orjson_line`` read it), so no hash walks a
+    value to find out; the hashes are the same either way.
     """
+    hash_of = sha256_fast if prepared else sha256_hex
     for i, call in enumerate(record["requested_calls"]):
-        problem = _value_hash(call["args"], call["args_sha256"], f"$.requested_calls[{i}]", "args")
+        problem = _value_hash(hash_of, call["args"], call["args_sha256"], f"$.requested_calls[{i}]", "args")
         if problem:
             return problem
     for i, call in enumerate(record["completed_calls"]):
         expected = call["result_sha256"]
         if expected is not None:
-            problem = _value_hash(call["result"], expected, f"$.completed_calls[{i}]", "result")
+            problem = _value_hash(hash_of, call["result"], expected, f"$.completed_calls[{i}]", "result")
             if problem:
                 return problem
     hashes = record["hashes"]
     for field in ("prompt", "final_answer"):
-        problem = _value_hash(record[field], hashes[field], "$", field, hash_path=f"$.hashes.{field}")
+        problem = _value_hash(hash_of, record[field], hashes[field], "$", field, hash_path=f"$.hashes.{field}")
         if problem:
             return problem
-    if record_hash(record) != hashes[RECORD_HASH_KEY]:
+    try:
+        whole = record_hash(record, prepared=prepared)
+    except ValueError as exc:  # the strict encoder met what JSON cannot hold: no export wrote this record
+        return _unwritable(record, exc)
+    if whole != hashes[RECORD_HASH_KEY]:
         return f"$.hashes.{RECORD_HASH_KEY}", "does not match the record (a field was changed after export)"
     return None
 
 
-def _value_hash(value: Any, expected: str | None, base: str, field: str,
+def _unwritable(record: Any, exc: ValueError) -> tuple[str, str]:
+    """Where and why the record has no canonical JSON: a NaN or an infinity, which a lenient
+    parser reads (``"score": NaN``) and the schema's ``number`` admits, but JSON cannot hold."""
+    from toolscore_core import json_path
+
+    where = _non_finite_at(record, [])
+    if where is None:
+        return "$", f"cannot be written as JSON ({exc})"
+    return json_path(where), "is NaN or an infinity, which is not JSON (no export writes it)"
+
+
+def _non_finite_at(value: Any, parts: list[str | int]) -> list[str | int] | None:
+    """The path of the first NaN or infinity in ``value``, depth first; None when it holds none."""
+    if isinstance(value, float):
+        return None if value - value == 0 else parts  # NaN - NaN and inf - inf are NaN
+    if isinstance(value, Mapping):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite_at(item, [*parts, key])
+        if found is not None:
+            return found
+    return None
+
+
+def _value_hash(hash_of: Callable[[Any], str], value: Any, expected: str | None, base: str, field: str,
                 hash_path: str | None = None) -> tuple[str, str] | None:
     where = f"{base}.{field}" if base != "$" else f"$.{field}"
     if expected is None:
         if value is not None:
             return where, f"has a value but its hash ({hash_path or where + '_sha256'}) is null"
         return None
-    if sha256_prepared(prepare(value)) != expected:
+    if hash_of(value) != expected:
         return where, "does not match its SHA-256 (changed after export)"
     return None
 
@@ -129,30 +166,32 @@ def validate_record(record: Any) -> None:
     _validate(record)
 
 
-def _validate(record: Any, text: str | None = None) -> None:
+def _validate(record: Any, text: str | None = None, *, prepared: bool = False) -> None:
     """:func:`validate_record`; ``text``: the JSON ``record`` was read from, which proves most
-    records shallow without walking them (``export validate`` has it)."""
+    records shallow without walking them (``export validate`` has it); ``prepared``: ``record``
+    is ``canonical.orjson_line``'s value of its line, so in prepared shape and at most
+    ``ORJSON_WRITES_LEVELS`` (254) deep, within the limit with no look."""
     from toolscore_core import InputError
     from toolscore_core.kernel.readlimits import deeper_than
 
-    if deeper_than(record, RECORD_MAX_NESTING, text):
+    if not prepared and deeper_than(record, RECORD_MAX_NESTING, text):
         raise InputError(f"is nested more than {RECORD_MAX_NESTING} levels deep, which no export writes",
                          location="$", expected=f"at most {RECORD_MAX_NESTING} levels of arrays and objects")
     try:
-        _checked(record)
+        _checked(record, prepared)
     except RecursionError:  # a caller already deep in its own stack: said, not a traceback
         raise InputError("is nested too deeply to check from here", location="$",
                          hint="Validate it from a shallower call (the command line does)") from None
 
 
-def _checked(record: Any) -> None:
+def _checked(record: Any, prepared: bool) -> None:
     from toolscore_core import InputError
 
-    problem = schema_problem(record)
+    problem = None if surely_valid_record(record) else schema_problem(record)
     if problem is not None:
         raise InputError(problem[1], location=problem[0],
                          expected="a toolscore.run-record version 1 (run-record-v1.schema.json)")
-    problem = hash_problem(record)
+    problem = hash_problem(record, prepared=prepared)
     if problem is not None:
         raise InputError(problem[1], location=problem[0],
                          hint="Export the run again from its source; a record is never edited by hand")
