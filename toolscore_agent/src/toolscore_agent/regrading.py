@@ -143,10 +143,13 @@ def _check_output(rows_path: Path, output: Path) -> None:
         raise InputError("the output's directory does not exist", file=output,
                          hint="Create the directory first, or choose another -o")
     if output.exists() and output.stat().st_size:
+        from toolscore_core.kernel.readlimits import max_file_bytes
+
+        limit = max_file_bytes()
         with output.open("rb") as handle:
-            first = handle.readline()
+            first = handle.readline(limit + 1)  # a first line past the cap is no runs file's: not read whole
         try:
-            data = json.loads(first)
+            data = json.loads(first) if len(first) <= limit else None
         except ValueError:
             data = None
         if not (isinstance(data, dict) and "run_record_version" in data):

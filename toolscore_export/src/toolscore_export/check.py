@@ -159,8 +159,10 @@ def _workers_for(requested: int | None, size: int) -> int:
 
 
 def _serial(path: Path, digest: Any) -> Generator[LineVerdict, None, None]:
+    from toolscore_core.kernel.files import numbered_lines
+
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in numbered_lines(handle, path):
             digest.update(raw)
             yield line_verdict(number, raw)
 

@@ -168,18 +168,38 @@ def _blank(pieces: list[bytes], block: bytes, cut: int) -> bool:
     return all(_NON_BLANK(piece) is None for piece in pieces) and _NON_BLANK(block, 0, cut) is None
 
 
+def _within(block: bytes, cut: int, limit: int, path: Path, number: int) -> None:
+    """InputError for the first of the lines after ``block``'s first newline and up to ``cut`` longer
+    than ``limit`` with its newline; ``number``: the number of the line after that first newline."""
+    from toolscore_core.kernel.readlimits import line_too_long
+
+    start = block.find(b"\n") + 1
+    while start < cut:
+        end = block.find(b"\n", start) + 1
+        if end - start > limit:
+            raise line_too_long(path, number)
+        start, number = end, number + 1
+
+
 def _spans(path: Path, size: int = CHUNK_BYTES, digest: Any = None) -> Iterator[Span]:
     """The file cut into chunks of about ``size`` bytes after a newline; trailing blank lines join the last.
 
     Only offsets and counts are kept: a chunk's bytes are never joined or copied here (the
     workers read them). ``digest`` (a hashlib object), when given, is fed every byte of the
     file in order, so the file's hash comes with its cut instead of from a read of its own.
+    A line longer than the kernel's cap (its newline included) is an InputError, as the
+    serial readers' ``numbered_lines`` makes it, raised once the cap and at most one more
+    chunk are read: a worker would read, decode and parse it whole.
     """
+    from toolscore_core.kernel.readlimits import line_too_long, max_file_bytes
+
+    limit = max_file_bytes()
     held: list[int] | None = None  # first line, offset, size and line count of the chunk not yet given out
     first, offset = 1, 0
     with path.open("rb") as handle:
         rest = b""
         parts: list[bytes] = []  # a line longer than a chunk, gathered across reads
+        gathered = 0  # bytes in parts
         while True:
             block = handle.read(size)
             if digest is not None:
@@ -187,7 +207,14 @@ def _spans(path: Path, size: int = CHUNK_BYTES, digest: Any = None) -> Iterator[
             cut = block.rfind(b"\n") + 1 if block else 0
             if block and cut == 0:
                 parts.append(block)
+                gathered += len(block)
+                if len(rest) + gathered > limit:
+                    raise line_too_long(path, first)
                 continue
+            if len(rest) + gathered + (block.find(b"\n") + 1 if cut else 0) > limit:  # the line begun before
+                raise line_too_long(path, first)
+            if limit < size and cut:  # a cap below a chunk: a line inside the block may pass it too
+                _within(block, cut, limit, path, first + 1)
             pieces = [rest, *parts]  # before block[:cut]; neither holds a newline
             length = sum(map(len, pieces)) + cut
             if length:
@@ -201,7 +228,7 @@ def _spans(path: Path, size: int = CHUNK_BYTES, digest: Any = None) -> Iterator[
                     held = [first, offset, length, lines_in]
                 first += lines_in
                 offset += length
-            rest, parts = block[cut:], []
+            rest, parts, gathered = block[cut:], [], 0
             if not block:
                 break
     if held is not None:

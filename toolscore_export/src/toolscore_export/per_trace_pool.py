@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from toolscore_core.kernel.readlimits import max_file_bytes
 from toolscore_export.parallel import (
     CHUNK_BYTES,
     Chunk,
@@ -133,6 +134,8 @@ def stretch_keys(stretch: Stretch) -> tuple[ChunkFacts, int] | tuple[ChunkFacts,
             after = after if len(after) <= stretch.edge else b""
     if end <= start:
         return (array("Q"), array("Q"), array("Q"), array("Q"), {}), 0
+    if end - start > max_file_bytes():  # it may hold a line past the kernel's cap: the serial path reads
+        return None  # line by line within the cap and names that line, where this would read it whole
     lines, _ = Chunk(path=stretch.path, sha256="", first=0, offset=start, size=end - start, final=False, latest=None,
                      attempts={}).lines()
     parsed = None if stretch.spill is None else StretchTraces(_streamed())

@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from toolscore_core import InputError
+from toolscore_core.kernel.files import numbered_lines
 from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than
 from toolscore_export.canonical import ORJSON_WRITES_LEVELS, file_sha256, prepare, read_line
 from toolscore_export.parallel import (
@@ -91,7 +92,7 @@ _SLASH_ONLY = os.sep == "/" and os.altsep is None
 def _first_object(path: Path) -> Any:
     """The first non-blank line parsed as JSON, or None when it is not one JSON value."""
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in numbered_lines(handle, path):
             if raw.strip():
                 return _json_of(raw, path, f"line {number}")
     return None
@@ -444,7 +445,7 @@ def _group_shared(paths: list[Path], places: list[int], rows: LatestRows, fast: 
             continue
         next_wanted = 0
         with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in numbered_lines(handle, path):
                 if number != wanted[next_wanted]:
                     continue
                 cell = (cell_of(raw, number, path, fast) if fast is not None else
@@ -488,7 +489,7 @@ def _cell_ids(path: Path, fast: Callable[[bytes], Any], on_torn: Callable[[Any],
     held: tuple[int, int, bytes] | None = None
     offset = 0
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in numbered_lines(handle, path):
             if raw.strip():
                 if held is not None:
                     yield held[0], cell(held[2], held[0])
@@ -566,7 +567,7 @@ def _raw_rows(path: Path) -> Iterator[tuple[int, str, Any]]:
 
     held: tuple[int, bytes] | None = None
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in numbered_lines(handle, path):
             if not raw.strip():
                 continue
             if held is not None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from toolscore_core import InputError
 from toolscore_core.kernel import readlimits
+from toolscore_core.kernel.files import numbered_lines
 from toolscore_core.kernel.formats import TORN_TAIL_KEY
 
 TORN_KEY = TORN_TAIL_KEY  # Trace.metadata key: a sentence saying a cut-off last line was skipped
@@ -36,7 +37,7 @@ def iter_json_lines(path: Path, *, expected: str, torn: list[str] | None = None)
     """
     held: tuple[int, bytes] | None = None
     with path.open("rb", buffering=_BUFFER) as fh:
-        for number, raw in enumerate(fh, start=1):
+        for number, raw in numbered_lines(fh, path):  # a line past the kernel's cap is refused, not read whole
             if number == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
             if not raw.strip():

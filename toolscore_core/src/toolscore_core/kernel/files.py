@@ -111,6 +111,25 @@ def _read_capped(handle: Any, path: Path) -> bytes:
         chunks.append(chunk)
 
 
+def numbered_lines(handle: Any, path: str | Path, first: int = 1) -> Iterator[tuple[int, bytes]]:
+    """``(number, line)`` for each line of the binary ``handle`` (its newline kept), numbered from
+    ``first``; a line longer than :func:`~toolscore_core.kernel.readlimits.max_file_bytes`, its
+    newline included, is an InputError naming ``path`` and the line, raised once that much is read.
+
+    Why not ``for line in handle``: it reads a line whole however long it is, and a line of a
+    streamed file is then decoded and parsed whole (see ``readlimits.line_too_long``). Memory
+    stays within the cap a file read whole has, and the error comes before any of it is parsed.
+    """
+    limit = readlimits.max_file_bytes()
+    readline = handle.readline
+    number = first - 1
+    while raw := readline(limit + 1):
+        number += 1
+        if len(raw) > limit:
+            raise readlimits.line_too_long(path, number)
+        yield number, raw
+
+
 def parse_json_text(text: str, *, file: str | Path | None = None) -> Any:
     """Parse JSON (within :mod:`~toolscore_core.kernel.readlimits`); errors name the line and column."""
     try:

@@ -45,7 +45,7 @@ import attrs
 
 from toolscore_core.kernel import readlimits
 from toolscore_core.kernel.errors import InputError
-from toolscore_core.kernel.files import not_a_file, symlink_loop
+from toolscore_core.kernel.files import not_a_file, numbered_lines, symlink_loop
 from toolscore_core.kernel.runs import DONE_STATUSES, RunRow, validate_run_row
 
 TORN_SUFFIX = ".torn"
@@ -226,17 +226,28 @@ def repair_tail(fd: int, file: Path, *, check_first: Callable[[Any], str | None]
 
 
 def _check_first_line(fd: int, file: Path, size: int, check: Callable[[Any], str | None]) -> None:
-    head = b""
-    while b"\n" not in head and len(head) < size:
-        head += os.pread(fd, _CHUNK, len(head))
-    newline = head.find(b"\n")
-    first = head if newline < 0 else head[: newline + 1]
+    limit = readlimits.max_file_bytes()
+    pieces: list[bytes] = []  # the first line in chunks: joined once (adding each to the last copied them all)
+    read = 0
+    while read < size:
+        chunk = os.pread(fd, _CHUNK, read)
+        if not chunk:
+            break
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            pieces.append(chunk[: newline + 1])
+            break
+        pieces.append(chunk)
+        read += len(chunk)
+        if read > limit:  # a first line no reader would read whole
+            raise readlimits.line_too_long(file, 1)
+    first = b"".join(pieces)
     if not first.strip():
         return
     try:
         value = decode_line(first, file=file, number=1)
     except InputError:
-        if newline < 0:  # the only line, and torn: the repair will move it
+        if not first.endswith(b"\n"):  # the only line, and torn: the repair will move it
             return
         value = None  # unreadable: judged like a line holding nothing usable
     refusal = check(value)
@@ -341,7 +352,7 @@ def iter_json_objects(path: str | Path, *, on_torn: Callable[[TornLine], None] |
     with handle:
         held: tuple[int, int, bytes] | None = None  # (number, offset, raw) of the line before
         offset = 0
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in numbered_lines(handle, file):
             if raw.strip():
                 if held is not None:
                     yield _object(held[2], file, held[0], what)

@@ -73,6 +73,22 @@ def check_file_size(path: str | Path, size: int) -> None:
         )
 
 
+def line_too_long(path: str | Path, number: int) -> InputError:
+    """The error for line ``number`` of a streamed file, longer than :func:`max_file_bytes`.
+
+    Why the whole-file cap for one line: a line is read, decoded and parsed whole, so one line
+    holds as much memory as a file read whole, and more than the file's own size: a 300 MB
+    line took 1.2 GB to export and 1.5 GB to check. A streamed reader stops at the cap, having
+    read no more than it."""
+    cap = max_file_bytes()
+    size = f"{cap / 1048576:,.2f}".rstrip("0").rstrip(".") + " MB" if cap >= 1048576 else f"{cap:,} bytes"
+    return InputError(
+        f"is over {size}, more than Toolscore reads into memory at once",
+        file=path, location=f"line {number}",
+        hint=f"A line is read whole: split the value, or raise the cap with {MAX_FILE_ENV}=N (megabytes)",
+    )
+
+
 def loads(text: str, *, file: str | Path | None = None, location: str | None = None, what: str = "is") -> Any:
     """``json.loads`` with the limits above; every refusal is an InputError.
 
@@ -525,6 +541,7 @@ __all__ = [
     "clean_text",
     "deeper_than",
     "fast_json",
+    "line_too_long",
     "loads",
     "loads_bytes",
     "max_file_bytes",
