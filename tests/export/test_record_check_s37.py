@@ -213,3 +213,19 @@ def test_export_validate_names_a_nan_line_and_exits_1(tmp_path, records):
 def test_check_module_reads_lines_through_orjson_line():
     """The check's line reader is the one the tests above switch off (not a copy of its own)."""
     assert "orjson_line" in check_module.line_verdict.__code__.co_names
+
+
+@pytest.mark.parametrize(("field", "value", "location", "message"), [
+    ("server", {1: "a", "b": 2}, "$.server", "has a key that is not a string (int), which JSON cannot hold"),
+    ("server", {"a": {1, 2}}, "$.server.a", "is of type set, which JSON cannot hold"),
+    ("server", {"a": [b"raw"]}, "$.server.a[0]", "is of type bytes, which JSON cannot hold"),
+    ("server", {"a": 10**5000}, "$", "cannot be written as JSON (Exceeds the limit (4300 digits)"),
+])
+def test_a_record_built_in_python_with_what_json_cannot_hold_is_an_input_error(records, field, value, location,
+                                                                               message):
+    """``validate_record`` is also called on records built in Python: a set, bytes or a key that is no
+    string is named where it stands, as the InputError the function promises, never a TypeError."""
+    record = copy.deepcopy(next(r for r in records if r["server"] is not None))
+    record[field] = value
+    verdict = _verdict(record)
+    assert verdict is not None and verdict[0] == location and verdict[1].startswith(message), verdict

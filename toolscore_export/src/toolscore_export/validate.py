@@ -102,36 +102,43 @@ def hash_problem(record: Mapping[str, Any], *, prepared: bool = False) -> tuple[
             return problem
     try:
         whole = record_hash(record, prepared=prepared)
-    except ValueError as exc:  # the strict encoder met what JSON cannot hold: no export wrote this record
+    except (ValueError, TypeError) as exc:  # the strict encoder met what JSON cannot hold: no export wrote it
         return _unwritable(record, exc)
     if whole != hashes[RECORD_HASH_KEY]:
         return f"$.hashes.{RECORD_HASH_KEY}", "does not match the record (a field was changed after export)"
     return None
 
 
-def _unwritable(record: Any, exc: ValueError) -> tuple[str, str]:
-    """Where and why the record has no canonical JSON: a NaN or an infinity, which a lenient
-    parser reads (``"score": NaN``) and the schema's ``number`` admits, but JSON cannot hold."""
+def _unwritable(value: Any, exc: Exception) -> tuple[str, str]:
+    """Where in ``value`` and why it has no canonical JSON: a NaN or an infinity, which a lenient
+    parser reads (``"score": NaN``) and the schema's ``number`` admits, or, from a caller in
+    Python, a value or a key JSON has no form for."""
     from toolscore_core import json_path
 
-    where = _non_finite_at(record, [])
-    if where is None:
+    found = _not_json_at(value, [])
+    if found is None:
         return "$", f"cannot be written as JSON ({exc})"
-    return json_path(where), "is NaN or an infinity, which is not JSON (no export writes it)"
+    return json_path(found[0]), found[1]
 
 
-def _non_finite_at(value: Any, parts: list[str | int]) -> list[str | int] | None:
-    """The path of the first NaN or infinity in ``value``, depth first; None when it holds none."""
+def _not_json_at(value: Any, parts: list[str | int]) -> tuple[list[str | int], str] | None:
+    """The path of the first value in ``value`` that JSON cannot hold, depth first, and why; None when
+    there is none of those kinds (an integer too long to write is left to the caller's message)."""
     if isinstance(value, float):
-        return None if value - value == 0 else parts  # NaN - NaN and inf - inf are NaN
+        return None if value - value == 0 else (parts, "is NaN or an infinity, which is not JSON (no export writes it)")
+    if value is None or isinstance(value, (str, int)):
+        return None
     if isinstance(value, Mapping):
+        odd = next((key for key in value if not isinstance(key, str)), None)
+        if odd is not None:
+            return parts, f"has a key that is not a string ({type(odd).__name__}), which JSON cannot hold"
         items: Any = value.items()
     elif isinstance(value, (list, tuple)):
         items = enumerate(value)
     else:
-        return None
+        return parts, f"is of type {type(value).__name__}, which JSON cannot hold"
     for key, item in items:
-        found = _non_finite_at(item, [*parts, key])
+        found = _not_json_at(item, [*parts, key])
         if found is not None:
             return found
     return None
@@ -144,7 +151,12 @@ def _value_hash(hash_of: Callable[[Any], str], value: Any, expected: str | None,
         if value is not None:
             return where, f"has a value but its hash ({hash_path or where + '_sha256'}) is null"
         return None
-    if hash_of(value) != expected:
+    try:
+        actual = hash_of(value)
+    except (ValueError, TypeError) as exc:  # from a caller in Python: a set, a key that is no string
+        inside, why = _unwritable(value, exc)
+        return where + inside[1:], why
+    if actual != expected:
         return where, "does not match its SHA-256 (changed after export)"
     return None
 
