@@ -242,3 +242,24 @@ def test_appending_to_a_runs_file_whose_first_line_is_past_the_cap_is_refused(tm
     _cap(monkeypatch, 1_000_000)
     with pytest.raises(InputError, match="not a run file"):  # within the cap: read, and not a runs file
         RunWriter(path)
+
+
+def test_appending_to_a_runs_file_whose_last_line_is_past_the_cap_is_refused(tmp_path, monkeypatch):
+    """RunWriter reads the last line whole to tell whether it was torn: held to the cap too, and the
+    file is left as it was (no repair, no sidecar)."""
+    from toolscore_core.kernel.jsonl import sidecar_path
+
+    lines = _row_lines(2)
+    data = json.loads(lines[1])
+    data["final_answer"] = "w" * 300_000
+    path = tmp_path / "runs.jsonl"
+    original = lines[0] + json.dumps(data).encode()[:-40]  # a torn last line, as a crash mid-write leaves it
+    path.write_bytes(original)
+    _cap(monkeypatch, 100_000)
+    with pytest.raises(InputError) as caught:
+        RunWriter(path)
+    assert caught.value.location == "line 2" and "is over 100,000 bytes" in caught.value.message
+    assert path.read_bytes() == original and not sidecar_path(path).exists()
+    _cap(monkeypatch, 1_000_000)
+    RunWriter(path).close()  # within the cap: the torn line is moved aside, as ever
+    assert path.read_bytes() == lines[0] and sidecar_path(path).exists()

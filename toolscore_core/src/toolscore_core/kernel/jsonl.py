@@ -193,8 +193,11 @@ def repair_tail(fd: int, file: Path, *, check_first: Callable[[Any], str | None]
         if check_first is not None:
             _check_first_line(fd, file, size, check_first)
         end = size
+        limit = readlimits.max_file_bytes()
         while True:  # the last line that is not blank, as the reader sees it
             start = _last_line_start(fd, end)
+            if end - start > limit:  # read whole to judge it: held to the cap every line of a file is
+                raise readlimits.line_too_long(file, _line_number(fd, start))
             line = os.pread(fd, end - start, start)
             if line.strip() or start == 0:
                 break
