@@ -229,3 +229,29 @@ def test_a_record_built_in_python_with_what_json_cannot_hold_is_an_input_error(r
     record[field] = value
     verdict = _verdict(record)
     assert verdict is not None and verdict[0] == location and verdict[1].startswith(message), verdict
+
+
+@pytest.mark.parametrize("spelled", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_a_manifest_holding_nan_is_a_problem_named_at_its_place_not_a_crash(exported, tmp_path, spelled):
+    """The manifest is read by the standard parser, which takes ``NaN``; its own hash then met it in
+    the strict encoder and ``export validate`` ended in a ValueError."""
+    source = exported[0]
+    path = tmp_path / source.name
+    path.write_bytes(source.read_bytes())
+    manifest = json.loads(Path(f"{source}.manifest.json").read_text(encoding="utf-8"))
+    manifest["output"]["records"] = 12345
+    Path(f"{path}.manifest.json").write_text(json.dumps(manifest).replace("12345", spelled), encoding="utf-8")
+    result = check_file(path)
+    assert [(p.where, p.message) for p in result.problems] == [
+        ("manifest, $.output.records", "is NaN or an infinity, which is not JSON (no export writes it)")]
+
+
+def test_a_manifest_past_the_cap_is_a_problem_not_read(exported, tmp_path, monkeypatch):
+    source = exported[0]
+    path = tmp_path / source.name
+    path.write_bytes(source.read_bytes())
+    Path(f"{path}.manifest.json").write_bytes(b'{"schema": "' + b"x" * 300_000 + b'"}')
+    monkeypatch.setenv("TOOLSCORE_MAX_INPUT_MB", "0.1")
+    result = check_file(path, workers=1)
+    assert [p.where for p in result.problems] == ["manifest"]
+    assert "0.3 MB, more than Toolscore reads into memory at once" in result.problems[0].message

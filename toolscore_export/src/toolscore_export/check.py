@@ -232,9 +232,13 @@ def _manifest_problems(file: Path, sha256: str, records: int, required: bool) ->
     if not where.exists():
         return [Problem("manifest", f"{where.name} is missing (an interrupted export, or it was removed)")] \
             if required else []
-    from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than
+    from toolscore_core.kernel.readlimits import MAX_NESTING, deeper_than, max_file_bytes
 
     try:
+        size = where.stat().st_size
+        if size > max_file_bytes():  # read whole to be parsed: held to the kernel's cap, as every file is
+            return [Problem("manifest", f"{where.name} is {size / 1048576:,.1f} MB, more than Toolscore reads "
+                                        "into memory at once (an export writes a few kB a source)")]
         text = where.read_text(encoding="utf-8")
         manifest = json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -247,7 +251,14 @@ def _manifest_problems(file: Path, sha256: str, records: int, required: bool) ->
         return [Problem("manifest", f"{where.name} is nested more than {MAX_NESTING} levels deep, "
                                     "which no export writes")]
     problems = []
-    if manifest.get(MANIFEST_HASH_KEY) != manifest_hash(manifest):
+    try:
+        whole = manifest_hash(manifest)
+    except (ValueError, TypeError) as exc:  # a NaN or an infinity, which the standard parser reads
+        from toolscore_export.validate import not_json_place
+
+        where_in, why = not_json_place(manifest, exc)
+        return [Problem(f"manifest, {where_in}", why)]
+    if manifest.get(MANIFEST_HASH_KEY) != whole:
         problems.append(Problem(f"manifest, $.{MANIFEST_HASH_KEY}", "does not match the manifest (it was edited)"))
     output: dict[str, Any] = manifest["output"] if isinstance(manifest.get("output"), dict) else {}
     if output.get("sha256") != sha256:

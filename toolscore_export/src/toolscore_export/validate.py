@@ -103,16 +103,17 @@ def hash_problem(record: Mapping[str, Any], *, prepared: bool = False) -> tuple[
     try:
         whole = record_hash(record, prepared=prepared)
     except (ValueError, TypeError) as exc:  # the strict encoder met what JSON cannot hold: no export wrote it
-        return _unwritable(record, exc)
+        return not_json_place(record, exc)
     if whole != hashes[RECORD_HASH_KEY]:
         return f"$.hashes.{RECORD_HASH_KEY}", "does not match the record (a field was changed after export)"
     return None
 
 
-def _unwritable(value: Any, exc: Exception) -> tuple[str, str]:
-    """Where in ``value`` and why it has no canonical JSON: a NaN or an infinity, which a lenient
-    parser reads (``"score": NaN``) and the schema's ``number`` admits, or, from a caller in
-    Python, a value or a key JSON has no form for."""
+def not_json_place(value: Any, exc: Exception) -> tuple[str, str]:
+    """``(JSON path, why)`` of what in ``value`` has no canonical JSON, given the encoder's ``exc``: a
+    NaN or an infinity, which a lenient parser reads (``"score": NaN``) and a schema's ``number``
+    admits, or, from a caller in Python, a value or a key JSON has no form for. For the record
+    here and the manifest ``export validate`` reads."""
     from toolscore_core import json_path
 
     found = _not_json_at(value, [])
@@ -154,7 +155,7 @@ def _value_hash(hash_of: Callable[[Any], str], value: Any, expected: str | None,
     try:
         actual = hash_of(value)
     except (ValueError, TypeError) as exc:  # from a caller in Python: a set, a key that is no string
-        inside, why = _unwritable(value, exc)
+        inside, why = not_json_place(value, exc)
         return where + inside[1:], why
     if actual != expected:
         return where, "does not match its SHA-256 (changed after export)"
@@ -209,4 +210,5 @@ def _checked(record: Any, prepared: bool) -> None:
                          hint="Export the run again from its source; a record is never edited by hand")
 
 
-__all__ = ["RECORD_MAX_NESTING", "SCHEMA_FILE", "hash_problem", "record_schema", "schema_problem", "validate_record"]
+__all__ = ["RECORD_MAX_NESTING", "SCHEMA_FILE", "hash_problem", "not_json_place", "record_schema", "schema_problem",
+           "validate_record"]
