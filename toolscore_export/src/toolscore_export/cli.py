@@ -174,7 +174,8 @@ def validate(file: str, no_manifest: bool, workers: int) -> None:
     """Check every record of FILE (schema and hashes) and FILE.manifest.json.
 
     Exit 0: intact. Exit 1: something changed since export (each problem names its line).
-    Exit 2: FILE cannot be read.
+    Exit 2: FILE cannot be read, or a line of it is longer than Toolscore reads into memory at
+    once (256 MB; TOOLSCORE_MAX_INPUT_MB raises it).
     """
     import sys
 
