@@ -18,7 +18,8 @@ answered here, once, for every reader in every distribution:
   inside its own anchor, and a mapping or sequence used as a key, are InputErrors naming
   the line;
 - **a file read whole** may be at most :func:`max_file_bytes` long (files that can be
-  streamed, such as JSON Lines exports, are read line by line instead).
+  streamed, such as JSON Lines exports, are read line by line instead, and each line, read
+  whole, is held to the same cap: :func:`line_too_long`, ``files.numbered_lines``).
 
 The checks that walk the data run only when the text could need them (enough brackets to
 be deep, a ``\\ud`` escape), so ordinary input pays one ``str.count``. With orjson installed
