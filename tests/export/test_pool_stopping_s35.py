@@ -96,21 +96,20 @@ def test_a_job_deaf_to_the_stop_is_terminated_after_the_grace(tmp_path):
         def deaf(n):
             if n == 0:
                 return n
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGURG})
+            signal.signal(signal.SIGURG, signal.SIG_IGN)  # as a job in one long call of compiled code
             under_way(n)
             time.sleep(600)
 
         print(json.dumps(stopped_at(Workers(2), range(10), deaf, started=2)), flush=True)
     """, tmp_path)
     assert 1.0 <= stop["seconds"] < 10
-    # Each worker seen in a deaf job is terminated (SIGTERM). Keyed by pid: once in some thirty
-    # fresh-clone runs the pool's first process exited 0 while the second was terminated; which
-    # processes held the deaf jobs is now in the message should it happen again.
-    codes = dict(zip(stop["pids"], stop["exit_codes"], strict=True))
-    deaf = [pid for pid in stop["busy_pids"] if pid in codes]
-    assert len(stop["busy_pids"]) >= 2 and deaf, stop
-    assert all(codes[pid] == -15 for pid in deaf), stop
-    assert set(stop["exit_codes"]) <= {0, -15}, stop  # the rest left by themselves
+    # Both deaf, so both terminated (SIGTERM). The job once made itself deaf by blocking the stop
+    # signal in its thread: but a signal the worker's other thread takes still runs the handler
+    # in the main thread at its next bytecode, so a stop that came between the mark and the
+    # sleep ended the job, and that worker exited 0 (once in some thirty fresh-clone runs; one
+    # run in eight here when the mark also wrote its pid). Ignoring the signal is deaf for good.
+    assert stop["exit_codes"] == [-15, -15], stop
+    assert sorted(stop["busy_pids"]) == sorted(stop["pids"]), stop
 
 
 def test_a_finished_pool_closes_with_its_workers_exiting_by_themselves(tmp_path):
