@@ -11,8 +11,12 @@ their place says "secret" as clearly as a vendor prefix does: the password in
 (``?key=``, ``&sig=``, ``access_token=``, ``api_key=``, ``password=``) and the token
 after ``Bearer``.
 
-A key must start a token (``task-sk-…`` is a slug, not a key), but text is often encoded
-on its way to us, so a key right after ``_`` (``TOKEN_ghp_…``), a percent escape
+A key must start a token: the character before it may not go on a word (``xghp_…`` is not a
+key). A hyphen ends a word for every format but the loose ``sk-``: ``deploy-ghp_…`` and
+``task-AKIA…`` are keys glued to a slug, but ``task-sk-notes-for-the-sprint`` is a slug, so
+after a hyphen an ``sk-`` counts only in the shapes OpenAI issues (``sk-`` and 32 letters and
+digits, or ``sk-proj-``, ``sk-svcacct-``, ``sk-admin-`` and 32 more). Text is often encoded on
+its way to us, so a key right after ``_`` (``TOKEN_ghp_…``), a percent escape
 (``Bearer%20sk-…``, ``%22``, ``%3D``) or a backslash escape (a literal ``\\n`` or
 ``\\u0022`` in JSON-escaped text) starts a token too.
 
@@ -187,12 +191,30 @@ def _starts_token(text: str, index: int) -> bool:
         c in _HEX for c in text[index - 4:index])
 
 
+@cache
+def _openai_issued() -> _Pattern:
+    """The shapes of the keys OpenAI issues, read no further than they need (a bounded match)."""
+    return re.compile(r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32}|[A-Za-z0-9]{32})")
+
+
+def _after_hyphen(kind: str, text: str, index: int) -> bool:
+    """True when the vendor key of ``kind`` at ``index`` comes right after a hyphen that ends a
+    slug: always, but for the loose ``sk-``, which counts there only in an issued shape.
+
+    Why: tool-scorer found a key at any word boundary, and a hyphen is one, so a token pasted
+    after a name (``deploy-ghp_…``) was reported and hidden there; reading a hyphen as part of
+    the word let it through whole. Only ``sk-`` has lookalikes that are slugs."""
+    if index == 0 or text[index - 1] != "-":
+        return False
+    return kind != "openai_api_key" or _openai_issued().match(text, index) is not None
+
+
 def _vendor_hits(text: str) -> Iterator[tuple[str, int, int]]:
     for kind, find, run in _vendor_compiled():
         pos = 0
         while (match := find.search(text, pos)) is not None:
             start = match.start()
-            if not _starts_token(text, start):
+            if not (_starts_token(text, start) or _after_hyphen(kind, text, start)):
                 pos = start + 1  # the bounded body was all we read: cheap to try the next place
                 continue
             end = match.end()
