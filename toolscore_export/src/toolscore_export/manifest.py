@@ -18,6 +18,7 @@ from typing import Any
 from toolscore_export import canonical
 from toolscore_export.canonical import CANONICAL_FORM, prepare, sha256_fast, sha256_prepared
 from toolscore_export.record import RECORD_SCHEMA, RECORD_VERSION
+from toolscore_export.redaction import shown_text
 
 MANIFEST_SCHEMA = "toolscore.run-record-manifest"
 MANIFEST_VERSION = "1"
@@ -47,7 +48,7 @@ def build_manifest(*, fmt: str, sources: list[dict[str, Any]], output: Path, out
         "record_schema_version": RECORD_VERSION,
         "canonical_form": CANONICAL_FORM,
         "sources": [],
-        "output": {"name": output.name, "sha256": output_sha256, "bytes": size, "records": records},
+        "output": {"name": shown_text(output.name), "sha256": output_sha256, "bytes": size, "records": records},
     })
     manifest["sources"] = prepared_sources(sources)  # in its place: the dict keeps the order of its keys
     manifest[MANIFEST_HASH_KEY] = sha256_fast(manifest)  # a prepared value, the key not there yet

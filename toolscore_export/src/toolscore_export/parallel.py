@@ -263,6 +263,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
     from toolscore_core import InputError
     from toolscore_core.kernel.jsonl import decode_line
     from toolscore_export.canonical import prepared_bytes
+    from toolscore_export.redaction import shown_text
     from toolscore_export.sources import RowTooDeep, _parsed, checked_cell, row_record_of
 
     path = Path(chunk.path)
@@ -270,7 +271,7 @@ def encode_chunk(chunk: Chunk) -> tuple[bytes | str, int, int] | dict[str, Any]:
     out: list[bytes] = []
     superseded = 0
     lines, last = chunk.lines()
-    name = path.name
+    name = shown_text(path.name)  # as the records name it: a credential in it hidden
     try:
         for offset, raw in enumerate(lines):
             if raw.isspace():  # a blank line (a line is never empty: it ends with its newline)

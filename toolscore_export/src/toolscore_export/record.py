@@ -478,6 +478,17 @@ def coverage(calls: int, counts: tuple[int, int, int], final_known: bool, prompt
     }
 
 
+def distinct_redacted_id(redacted: str, sha256: str, line: int | None) -> str:
+    """The run id of a run whose id held a credential: ``redacted`` (the id with it hidden), ``@``,
+    the first 12 hex digits of its source file's SHA-256 and, when known, ``:`` and its line.
+
+    Why: a preview keeps the first four and the last two characters of a key, so two runs whose ids
+    differ only inside their keys (``deploy-ghp_…R8::arm::1`` twice) would be written as one run
+    twice, a file ``export validate`` refuses and an importer would merge. Where a run comes from
+    tells it apart and says nothing of the key (a hash of the key would, of a guessable one)."""
+    return f"{redacted}@{sha256[:12]}" + (f":{line}" if line is not None else "")
+
+
 def build_record(run: RunInput) -> dict[str, Any]:
     """The record of ``run``: JSON-ready (prepared, redacted) and carrying its own hash."""
     if run.prepared:  # prepared calls and values are only read here, never changed, so they need no copy
@@ -485,6 +496,8 @@ def build_record(run: RunInput) -> dict[str, Any]:
     else:
         (calls, values), prepare_ = redacted_run(run), prepare
     run_id, task_id, arm_id, study, source_name, error, prompt, final_answer, usage, price, server, evaluation = values
+    if run_id != run.run_id and not run.prepared:  # a credential hidden in it
+        run_id = distinct_redacted_id(run_id, run.source.sha256, run.source.line)
     trace_id = run.trace_id
     requested, completed, unknown, call_trace_id, (with_result, with_duration, with_cost) = record_calls(calls)
     if trace_id is None:
@@ -566,5 +579,5 @@ def record_hash(record: Mapping[str, Any], *, prepared: bool = False) -> str:
 
 
 __all__ = ["CALL_STATUSES", "RECORD_HASH_KEY", "RECORD_SCHEMA", "RECORD_VERSION", "RunInput", "SourceRef",
-           "build_record", "call_status", "correlate_ids", "plain_calls", "record_hash", "record_line", "redacted_calls", "redacted_copy",
+           "build_record", "call_status", "correlate_ids", "distinct_redacted_id", "plain_calls", "record_hash", "record_line", "redacted_calls", "redacted_copy",
            "redacted_run"]

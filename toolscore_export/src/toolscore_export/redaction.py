@@ -156,4 +156,15 @@ def may_hold_a_secret(raw_line: str) -> bool:
     return bool(scan_text(raw_line))
 
 
-__all__ = ["ANCHORS", "CASELESS_ANCHORS", "KEYED_ANCHORS", "can_skip_redaction", "has_anchor", "may_hold_a_secret"]
+def shown_text(text: str) -> str:
+    """``text`` with any credential in it hidden (``toolscore_core.redact_text``): a file's path or
+    name as a manifest lists it, hidden as the records hide it. Most texts are looked at once for
+    an anchor and kept as they are."""
+    if not may_hold_a_secret(text):
+        return text
+    from toolscore_core import redact_text
+
+    return redact_text(text)
+
+
+__all__ = ["ANCHORS", "CASELESS_ANCHORS", "KEYED_ANCHORS", "can_skip_redaction", "has_anchor", "may_hold_a_secret", "shown_text"]

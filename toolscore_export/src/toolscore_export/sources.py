@@ -40,8 +40,14 @@ from toolscore_export.parallel import (
     encoded_rows,
     first_pass,
 )
-from toolscore_export.record import RunInput, SourceRef, clean_prepared, trace_run_input
-from toolscore_export.redaction import may_hold_a_secret
+from toolscore_export.record import (
+    RunInput,
+    SourceRef,
+    clean_prepared,
+    distinct_redacted_id,
+    trace_run_input,
+)
+from toolscore_export.redaction import may_hold_a_secret, shown_text
 from toolscore_export.row_check import surely_valid
 from toolscore_export.row_record import row_record
 from toolscore_export.run_ids import RunIds
@@ -69,7 +75,9 @@ class SourceStats:
     torn_line: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "name": _name(self.path), "kind": self.kind, "format": self.format,
+        """The source as the manifest lists it; a credential in its path is hidden, as in the records."""
+        path = shown_text(self.path)
+        return {"path": path, "name": _name(path), "kind": self.kind, "format": self.format,
                 "sha256": self.sha256, "bytes": self.size, "records": self.records,
                 "superseded_rows": self.superseded, "skipped_torn_line": self.torn_line}
 
@@ -620,12 +628,13 @@ def _parsed(number: int, raw: bytes, path: Path, decode_line: Any) -> tuple[int,
 def records_from_rows(path: Path, index: int, sha256: str, latest: LatestRows,
                       stats: SourceStats) -> Iterator[dict[str, Any]]:
     """The record of the latest row of each cell in ``path``; earlier rows are counted, skipped."""
+    name = shown_text(path.name)  # a credential in the file's name hidden, as a trace's record hides it
     for line, text, data in _raw_rows(path):
         checked_cell(data, line, path)
         if not latest.is_latest(index, line):
             stats.superseded += 1
             continue
-        yield row_record_of(data, text, path.name, sha256, line, latest.attempts(index, line))
+        yield row_record_of(data, text, name, sha256, line, latest.attempts(index, line))
 
 
 def checked_cell(data: Any, line: int, path: Path) -> str:
@@ -646,7 +655,10 @@ def row_record_of(data: dict[str, Any], text: str, name: str, sha256: str, line:
     if may_hold_a_secret(text):
         from toolscore_core import redact_text
 
+        cell = data["cell_id"]
         data = prepare(data, redact_text)
+        if data["cell_id"] != cell:  # two cells whose ids redact alike stay two runs
+            data["cell_id"] = distinct_redacted_id(data["cell_id"], sha256, line)
     return row_record(data, name, sha256, line, attempts)
 
 
